@@ -1,0 +1,27 @@
+"""Errors the engine raises; each message is one line a user can act on.
+
+Problems with a single file (binary, unreadable, vanished) are not errors: they are recorded in
+the scan or index report and the work carries on.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class ScanError(EngineError):
+    """The root cannot be scanned: missing, not a folder, or unreadable."""
+
+
+class CacheError(EngineError):
+    """The cache folder cannot be written or read at all."""
+
+
+class TokenizerError(EngineError):
+    """A tokenizer table is missing, damaged, or the encoding is unknown."""
+
+
+class UsageError(EngineError):
+    """A parameter is out of range (a negative budget, an unknown format)."""

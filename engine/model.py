@@ -1,0 +1,486 @@
+"""Shared dataclasses of the engine pipeline: scan -> parse -> index -> rank -> plan -> render.
+
+Every stage takes and returns these frozen records, so each can be called, cached, tested and
+timed alone. They hold data and small properties only; the logic lives in the stage modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy is imported lazily by the modules that build arrays
+    import numpy as np
+    import numpy.typing as npt
+
+
+class Level(str, Enum):
+    """How much of a file goes into a pack; the values are the JSON strings."""
+
+    FULL = "full"
+    FOCUSED = "focused"
+    OUTLINE = "outline"
+    OFF = "off"
+
+
+class Format(str, Enum):
+    """Output format of a rendered pack; the values are the CLI strings."""
+
+    MARKDOWN = "markdown"
+    XML = "xml"
+    JSON = "json"
+
+
+class DeclKind(str, Enum):
+    """Kind of a declaration found by the parser."""
+
+    FUNCTION = "function"
+    METHOD = "method"
+    CLASS = "class"
+    STRUCT = "struct"
+    INTERFACE = "interface"
+    TRAIT = "trait"
+    TYPE = "type"
+    ENUM = "enum"
+    COMPONENT = "component"
+    CONSTANT = "constant"
+    MODULE = "module"
+    SECTION = "section"
+
+
+class SkipReason(str, Enum):
+    """Why a file is left out of the index; the values are shown to the user."""
+
+    BINARY = "binary"
+    TOO_LARGE = "too large"
+    MINIFIED = "minified"
+    GENERATED = "generated"
+    LOCK_FILE = "lock file"
+    DEPENDENCY_DIR = "dependency or build folder"
+    EXCLUDED = "excluded"
+    SYMLINK_OUTSIDE = "symlink out of the root"
+    SYMLINK_LOOP = "symlink loop"
+    UNREADABLE = "unreadable"
+    VANISHED = "vanished"
+
+
+class ReasonKind(str, Enum):
+    """What produced a piece of ranking evidence."""
+
+    WORD = "word"
+    PATH = "path"
+    DECLARATION = "declaration"
+    IMPORTS = "imports"
+    IMPORTED_BY = "imported_by"
+    PIN = "pin"
+    FOCUS = "focus"
+    GIT = "git"
+
+
+class Intent(str, Enum):
+    """What the question is asking for; adjusts the ranking weights."""
+
+    GENERAL = "general"
+    DEBUG = "debug"
+    FEATURE = "feature"
+    REFACTOR = "refactor"
+    EXPLAIN = "explain"
+    TEST = "test"
+
+
+# --------------------------------------------------------------------------- scan
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOptions:
+    """What to list and what to skip."""
+
+    max_bytes: int = 1_000_000
+    """Files larger than this many bytes are skipped as too large."""
+    exclude: tuple[str, ...] = ()
+    """Extra gitignore-style patterns to leave out (the CLI's --exclude)."""
+    use_git: bool = True
+    """Ask git for the file list when the root is inside a work tree."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file the scan kept: its identity on disk, before it is read."""
+
+    path: str
+    """Relative POSIX path from the root."""
+    size: int
+    """Size in bytes."""
+    mtime_ns: int
+    """Modification time in nanoseconds, as os.stat reports it."""
+    language: str
+    """Language key of the parser table ("python", "tsx", ...), or "text"."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file left out, with the reason; shown by `ctxtui index --verbose`."""
+
+    path: str
+    """Relative POSIX path from the root."""
+    reason: SkipReason
+    """Why it was left out."""
+    detail: str = ""
+    """Extra words for the user (the size, the OS error); may be empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScanReport:
+    """The result of scanning a folder."""
+
+    root: str
+    """Absolute path of the scanned folder."""
+    files: tuple[SourceFile, ...]
+    """Files to read, sorted by path."""
+    skipped: tuple[SkippedFile, ...]
+    """Files left out by path, size or link rules, sorted by path."""
+    is_git: bool
+    """True when the list came from git."""
+
+
+# --------------------------------------------------------------------------- parse
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One named thing a file declares: function, class, method, heading section, ..."""
+
+    kind: DeclKind
+    """What it is."""
+    name: str
+    """Its own name (`get_user`)."""
+    qualified_name: str
+    """Name with enclosing classes and functions (`Session.get_user`)."""
+    signature: str
+    """Source text from the start of the declaration to the start of its body, whitespace
+    collapsed to single lines as written; the heading line for a Markdown section."""
+    doc: str
+    """First sentence of its docstring or doc comment; empty when there is none."""
+    start_line: int
+    """First line, 1-based, including decorators and attributes."""
+    end_line: int
+    """Last line, 1-based, inclusive."""
+    body_start_line: int
+    """Line where the body starts (1-based); equals start_line for one-line declarations."""
+    exported: bool
+    """Visible outside the file (public name, `export`, capitalised Go name, `pub`, ...)."""
+    depth: int
+    """Nesting depth: 0 at top level, 1 for a method of a top-level class, ..."""
+    body_tokens: int = 0
+    """Tokens of the whole declaration, start_line..end_line, in the index's encoding."""
+    signature_tokens: int = 0
+    """Tokens of the signature (and its doc sentence) as the outline shows them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """One import statement, as written and as resolved."""
+
+    raw: str
+    """The module or path as written (`./util`, `flask.app`, `crate::io`)."""
+    start_line: int
+    """First line of the statement, 1-based."""
+    end_line: int
+    """Last line of the statement, 1-based."""
+    target: str | None = None
+    """Repository path it resolves to; None for third-party or unresolved imports."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """Everything the index keeps about one file."""
+
+    path: str
+    """Relative POSIX path from the root."""
+    language: str
+    """Language key, or "text"."""
+    size: int
+    """Size in bytes when read."""
+    mtime_ns: int
+    """Modification time when read."""
+    sha1: str
+    """Hex SHA-1 of the raw bytes; confirms a change that size and mtime suggest."""
+    lines: int
+    """Number of lines."""
+    tokens: int
+    """Exact tokens of the whole file in the index's encoding."""
+    declarations: tuple[Declaration, ...]
+    """Declarations in source order."""
+    imports: tuple[Import, ...]
+    """Import statements in source order, targets resolved after all files are parsed."""
+    partial: bool = False
+    """True when the parser recovered from syntax errors; declarations may be missing."""
+    replaced: bool = False
+    """True when bytes that are not UTF-8 were replaced while decoding."""
+    generated: bool = False
+    """True when the file says it is generated (a header marker); ranked lower."""
+
+
+@dataclass(frozen=True, slots=True)
+class GitSignal:
+    """History of one file from one `git log` pass."""
+
+    last_change: float
+    """Unix time of the newest commit touching the file."""
+    changes: int
+    """Number of commits touching the file (capped by the log window)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A progress report from a long stage, for a bar on stderr or in the app."""
+
+    stage: str
+    """Stage name: "scan", "parse", "index", "git", "save"."""
+    done: int
+    """Units finished."""
+    total: int
+    """Units in all; 0 when unknown."""
+
+
+# --------------------------------------------------------------------------- rank
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """The user's own choices that ranking and planning must respect."""
+
+    pinned: frozenset[str] = frozenset()
+    """Paths the user pinned: ranked first, always packed."""
+    focus: tuple[str, ...] = ()
+    """Paths named with --focus: ranked first, in this order, always packed."""
+    overrides: Mapping[str, Level] = field(default_factory=dict)
+    """Per-file level chosen by the user; OFF removes a file from the pack."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One piece of evidence for a file's place in the ranking."""
+
+    kind: ReasonKind
+    """What produced it."""
+    detail: str
+    """Shown to the user as is: a word, a declaration name, a path."""
+    fields: tuple[str, ...] = ()
+    """For WORD reasons: the index fields it matched in ("name", "body", ...)."""
+    share: float = 0.0
+    """Fraction of the file's score this reason accounts for, 0..1; 0 when not measured."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankedFile:
+    """A file's place in the answer to a question."""
+
+    path: str
+    """Relative POSIX path."""
+    file_id: int
+    """Position of the file in `Index.files`."""
+    score: float
+    """Final score; only the order and ratios matter."""
+    reasons: tuple[Reason, ...]
+    """Evidence, strongest first."""
+    matched_declarations: tuple[int, ...] = ()
+    """Indexes into the file's declarations that match the question, best first."""
+    pinned: bool = False
+    """The user pinned it."""
+    focused: bool = False
+    """Named with --focus."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The answer to one question, best file first."""
+
+    query: str
+    """The question as typed."""
+    terms: tuple[str, ...]
+    """Index words the question was reduced to, after splitting and stemming."""
+    intent: Intent
+    """Detected intent of the question."""
+    files: tuple[RankedFile, ...]
+    """Ranked files, best first; files with no evidence are left out."""
+
+
+# --------------------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True, slots=True)
+class PlanLimits:
+    """Knobs of the planner; defaults chosen on the DEV benchmark."""
+
+    auto_cap: float = 0.40
+    """No automatic file may take more than this share of the budget."""
+    chosen_cap: float = 0.60
+    """Cap for pinned and --focus files when their level is automatic."""
+    max_candidates: int = 200
+    """How many ranked files the planner considers."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlanEntry:
+    """One file in a pack, at the level the planner (or the user) chose."""
+
+    path: str
+    """Relative POSIX path."""
+    file_id: int
+    """Position in `Index.files`."""
+    level: Level
+    """Level in the pack; never OFF (off files are not entries)."""
+    tokens: int
+    """Tokens of this file's content at this level (before headers and fences)."""
+    rank: int
+    """1-based position in the ranking."""
+    score: float
+    """Ranking score."""
+    automatic: bool
+    """False when the user fixed the level (override) or pinned/focused the file."""
+    pinned: bool = False
+    """The user pinned the file."""
+    matched_declarations: tuple[int, ...] = ()
+    """Declarations kept whole in the focused level."""
+    reasons: tuple[Reason, ...] = ()
+    """The ranking's evidence for this file, carried into the JSON pack."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What goes into the pack, fitted to the budget."""
+
+    query: str
+    """The question the plan answers."""
+    budget: int
+    """Token budget asked for."""
+    entries: tuple[PlanEntry, ...]
+    """Packed files in ranked order."""
+    total_tokens: int
+    """Tokens of the rendered pack (exact after `fit`, estimated before)."""
+    exact: bool
+    """True when total_tokens was measured on the rendered text."""
+    over_budget: bool
+    """True when the user's fixed choices alone exceed the budget."""
+    notes: tuple[str, ...] = ()
+    """Short remarks for the user ("pinned files exceed the budget by 1,200 tokens")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A pack rendered to text."""
+
+    text: str
+    """The text to print, save or copy."""
+    fmt: Format
+    """Its format."""
+    tokens: int
+    """Exact tokens of `text` in the plan's encoding."""
+    files: int
+    """Number of files in it."""
+
+
+# --------------------------------------------------------------------------- index
+
+
+@dataclass(frozen=True, slots=True)
+class StageTime:
+    """Wall time of one indexing stage."""
+
+    stage: str
+    """Stage name."""
+    seconds: float
+    """Wall seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What building or refreshing an index did; printed by `ctxtui index`."""
+
+    files: int
+    """Files in the index."""
+    parsed: tuple[str, ...]
+    """Paths parsed in this run (all on a cold build; only changed ones on a refresh)."""
+    removed: tuple[str, ...]
+    """Paths dropped since the cached index."""
+    reused: int
+    """Files taken from the cache unchanged."""
+    skipped: tuple[SkippedFile, ...]
+    """Files left out, each with its reason."""
+    replaced: tuple[str, ...]
+    """Files decoded with replacement characters (not UTF-8)."""
+    partial: tuple[str, ...]
+    """Files whose parse recovered from syntax errors."""
+    times: tuple[StageTime, ...]
+    """Time per stage."""
+    cache_notice: str = ""
+    """One line when the cache was discarded (corrupt, foreign, old); else empty."""
+    cache_path: str = ""
+    """Folder of the cache; empty when caching was off."""
+
+
+@dataclass(slots=True)
+class Postings:
+    """Inverted index in compressed-column form: term t's postings are [ptr[t], ptr[t+1])."""
+
+    ptr: npt.NDArray[np.int64]
+    """Start of each term's postings; length = vocabulary size + 1."""
+    docs: npt.NDArray[np.int32]
+    """File id of each posting."""
+    tf: npt.NDArray[np.float32]
+    """Term frequency per field for each posting, shape (postings, len(FIELDS))."""
+
+
+FIELDS: tuple[str, ...] = ("name", "folders", "exported", "declarations", "docs", "body")
+"""The index fields, in the column order of `Postings.tf`."""
+
+
+@dataclass(slots=True)
+class Index:
+    """A repository ready to be queried on every keystroke.
+
+    Mutable only while it is built; the ranking treats it as read-only, so a worker thread
+    can rank on it while the app keeps a reference.
+    """
+
+    root: str
+    """Absolute path of the indexed folder."""
+    encoding: str
+    """Tokenizer encoding of every token count in it."""
+    files: tuple[ParsedFile, ...]
+    """Indexed files; a file's id is its position here. Sorted by path."""
+    vocab: dict[str, int]
+    """Index word -> term id."""
+    terms_sorted: tuple[str, ...]
+    """The vocabulary sorted, for prefix completion of the word being typed."""
+    postings: Postings
+    """Per-term, per-field term frequencies."""
+    body_length: npt.NDArray[np.float32]
+    """Words in each file's body field, for length normalisation."""
+    line_tokens: npt.NDArray[np.int64]
+    """Per-file prefix sums of tokens per line, each file's run starting with 0."""
+    line_tokens_ptr: npt.NDArray[np.int64]
+    """Start of each file's run in `line_tokens`; length = files + 1."""
+    imports: tuple[tuple[int, ...], ...]
+    """File ids each file imports (resolved, deduplicated, sorted)."""
+    importers: tuple[tuple[int, ...], ...]
+    """File ids importing each file."""
+    git: tuple[GitSignal | None, ...]
+    """History per file; None outside git, in a shallow clone, or for untracked files."""
+    skipped: tuple[SkippedFile, ...] = ()
+    """Files left out of the index."""
+    path_ids: dict[str, int] = field(default_factory=dict)
+    """Path -> file id."""
+
+    def tokens_of_lines(self, file_id: int, first: int, last: int) -> int:
+        """Tokens of lines first..last (1-based, inclusive) of a file, from the cached counts."""
+        start = int(self.line_tokens_ptr[file_id])
+        count = int(self.line_tokens_ptr[file_id + 1]) - start - 1
+        first = max(1, first)
+        last = min(count, last)
+        if last < first:
+            return 0
+        return int(self.line_tokens[start + last] - self.line_tokens[start + first - 1])
