@@ -189,8 +189,9 @@ class Import:
     """First line of the statement, 1-based."""
     end_line: int
     """Last line of the statement, 1-based."""
-    target: str | None = None
-    """Repository path it resolves to; None for third-party or unresolved imports."""
+    targets: tuple[str, ...] = ()
+    """Repository paths it resolves to (a Go or Java package import may name several files);
+    empty for third-party or unresolved imports."""
 
 
 @dataclass(frozen=True, slots=True)

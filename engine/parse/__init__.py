@@ -1,0 +1,1 @@
+"""Parsing with tree-sitter: declarations, imports and heading sections of source files."""
