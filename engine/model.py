@@ -382,6 +382,8 @@ class Rendered:
     """Exact tokens of `text` in the plan's encoding."""
     files: int
     """Number of files in it."""
+    file_tokens: tuple[int, ...] = ()
+    """Exact tokens of each file's content, in the plan's entry order."""
 
 
 # --------------------------------------------------------------------------- index
@@ -471,6 +473,13 @@ class Index:
     """File ids importing each file."""
     git: tuple[GitSignal | None, ...]
     """History per file; None outside git, in a shallow clone, or for untracked files."""
+    edges: npt.NDArray[np.int32]
+    """Import edges as rows (importer, imported), for the graph walk; shape (edges, 2)."""
+    roles: npt.NDArray[np.int8]
+    """Role of each file (code, test, doc, example, generated, config), see engine.roles."""
+    declaration_postings: dict[int, tuple[tuple[int, int], ...]]
+    """Term id -> (file id, declaration position) of every declaration whose name has the
+    word, so the declarations matching a question are found without a loop over files."""
     skipped: tuple[SkippedFile, ...] = ()
     """Files left out of the index."""
     path_ids: dict[str, int] = field(default_factory=dict)

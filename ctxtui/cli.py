@@ -1,0 +1,146 @@
+"""The command line: `ctxtui [PATH]` opens the app; subcommands answer for scripts.
+
+`main(argv) -> int` parses, dispatches and turns every expected failure into one line on
+stderr and an exit code: 0 success, 1 a failure of the work (EngineError, unreadable input),
+2 bad usage. Data goes to stdout, progress and errors to stderr. Textual is imported only
+when the app starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine import EngineError, Format
+
+SUBCOMMANDS = ("index", "rank", "pack", "eval", "bench")
+ENCODINGS = ("o200k_base", "cl100k_base")
+
+
+class UsageFailure(Exception):
+    """Bad usage found after parsing (exit code 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so main() owns every exit code."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageFailure(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand."""
+    parser = _Parser(prog="ctxtui", description="Hand an AI assistant the right code.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    index = sub.add_parser("index", help="build or refresh the index; print counts and timings")
+    index.add_argument("path", nargs="?", default=".")
+    index.add_argument("--verbose", "-v", action="store_true", help="list skipped files")
+    index.add_argument("--no-cache", action="store_true", help="index from scratch, save nothing")
+    index.add_argument("--encoding", choices=ENCODINGS, default="o200k_base")
+
+    rank = sub.add_parser("rank", help="rank files for a question, with reasons")
+    rank.add_argument("question", help="the question, or - to read it from stdin")
+    rank.add_argument("path", nargs="?", default=".")
+    rank.add_argument("--json", action="store_true", help="print a JSON list")
+    rank.add_argument("--limit", type=int, default=20, help="files to show (default 20)")
+    rank.add_argument("--focus", action="append", default=[], metavar="FILE")
+    rank.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    rank.add_argument("--no-cache", action="store_true")
+
+    pack = sub.add_parser("pack", help="print a context pack for a question")
+    pack.add_argument("question", help="the question, or - to read it from stdin")
+    pack.add_argument("path", nargs="?", default=".")
+    pack.add_argument("-b", "--budget", type=int, default=8000, help="token budget (8000)")
+    pack.add_argument("--format", choices=[f.value for f in Format], default="markdown")
+    pack.add_argument("-o", "--output", metavar="FILE", help="write the pack to FILE")
+    pack.add_argument("--copy", action="store_true", help="also copy the pack to the clipboard")
+    pack.add_argument("--focus", action="append", default=[], metavar="FILE")
+    pack.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    pack.add_argument("-n", "--line-numbers", action="store_true")
+    pack.add_argument("--encoding", choices=ENCODINGS, default="o200k_base")
+    pack.add_argument("--no-cache", action="store_true")
+
+    evaluate = sub.add_parser("eval", help="retrieval metrics on benchmark cases")
+    evaluate.add_argument("cases", help="a .jsonl file of cases (shared/bench format)")
+    evaluate.add_argument("path", nargs="?", help="repository for every case (default: each "
+                          "case's checkout under $CTXBENCH_CACHE, as materialise.py makes them)")
+    evaluate.add_argument("-b", "--budget", type=int, default=8000)
+    evaluate.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    bench = sub.add_parser("bench", help="measure ranking and planning speed while typing")
+    bench.add_argument("path", nargs="?", default=".")
+    bench.add_argument("--question", action="append", default=[], help="questions to type")
+    bench.add_argument("-b", "--budget", type=int, default=8000)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not args_list or args_list[0] not in (*SUBCOMMANDS, "-h", "--help"):
+            return _run_app(args_list)
+        args = build_parser().parse_args(args_list)
+        return _dispatch(args)
+    except UsageFailure as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0) if isinstance(exc.code, int) else 0
+    except EngineError as exc:
+        print(f"ctxtui: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("ctxtui: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0  # `ctxtui rank ... | head`: the reader left, nothing is wrong
+
+
+def main_entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from ctxtui import commands_cli  # deliberate: keeps `ctxtui --help` fast
+
+    handlers = {
+        "index": commands_cli.run_index,
+        "rank": commands_cli.run_rank,
+        "pack": commands_cli.run_pack,
+        "eval": commands_cli.run_eval,
+        "bench": commands_cli.run_bench,
+    }
+    if args.command is None:
+        raise UsageFailure("ctxtui: give a command, or a folder to open the app")
+    if getattr(args, "budget", 1) <= 0:
+        raise UsageFailure("ctxtui: the budget must be a positive number of tokens")
+    if getattr(args, "limit", 1) <= 0:
+        raise UsageFailure("ctxtui: --limit must be positive")
+    return handlers[args.command](args)
+
+
+def _run_app(args_list: list[str]) -> int:
+    parser = _Parser(prog="ctxtui", description="Open the live ranking app on a folder.")
+    parser.add_argument("path", nargs="?", default=".")
+    args = parser.parse_args(args_list)
+    root = Path(args.path).expanduser()
+    if not root.exists():
+        print(f"ctxtui: no such folder: {args.path}", file=sys.stderr)
+        return 1
+    if not root.is_dir():
+        print(f"ctxtui: not a folder: {args.path}", file=sys.stderr)
+        return 1
+    from ctxtui.app import make_app  # deliberate: Textual loads only for the app
+
+    app = make_app(root.resolve())
+    app.run()
+    return int(app.return_code or 0)
+
+
+if __name__ == "__main__":
+    main_entry()

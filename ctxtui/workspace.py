@@ -1,0 +1,175 @@
+"""One repository opened for questions: its index, its tokenizer and its cache folder.
+
+Shared by the command line and the app, so both rank, plan and render through the same
+calls. The tokenizer loads in a background thread while the index is built (its tables take
+0.5-1 s to read), and the index is refreshed from disk on demand with a cheap stat check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+
+import engine
+from engine import (
+    Format,
+    Index,
+    IndexReport,
+    Plan,
+    PlanEntry,
+    Progress,
+    Ranking,
+    Rendered,
+    ScanOptions,
+    Session,
+)
+
+DEFAULT_ENCODING = "o200k_base"
+REFRESH_INTERVAL = 1.0
+"""Seconds between two stat checks of the tree (each lists and stats every file)."""
+
+
+def cache_dir_for(root: Path) -> Path:
+    """This repository's folder under the user cache dir: <name>-<hash of its path>."""
+    from platformdirs import user_cache_dir  # deliberate: only needed when indexing
+
+    digest = hashlib.sha1(str(root).encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
+    return Path(user_cache_dir("ctxtui")) / "repos" / f"{root.name or 'root'}-{digest}"
+
+
+def _load_tokenizer_async(encoding: str) -> Future[engine.Tokenizer]:
+    future: Future[engine.Tokenizer] = Future()
+
+    def load() -> None:
+        try:
+            future.set_result(engine.load_tokenizer(encoding))
+        except BaseException as exc:  # handed to whoever waits on the future
+            future.set_exception(exc)
+
+    threading.Thread(target=load, name="ctxtui-tokenizer", daemon=True).start()
+    return future
+
+
+class Workspace:
+    """An opened repository: index + tokenizer + cache folder, ready for questions."""
+
+    def __init__(
+        self,
+        index: Index,
+        report: IndexReport,
+        tokenizer: Future[engine.Tokenizer],
+        *,
+        options: ScanOptions,
+        cache_dir: Path | None,
+    ) -> None:
+        self.index = index
+        """The current index; replaced whole by refresh(), never mutated."""
+        self.report = report
+        """What the last build or refresh did."""
+        self.options = options
+        self.cache_dir = cache_dir
+        self._tokenizer = tokenizer
+        self._last_check = time.monotonic()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(
+        cls,
+        root: Path,
+        *,
+        encoding: str = DEFAULT_ENCODING,
+        use_cache: bool = True,
+        options: ScanOptions = ScanOptions(),
+        on_progress: Callable[[Progress], None] | None = None,
+        tokenizer: Future[engine.Tokenizer] | None = None,
+    ) -> Workspace:
+        """Index (or refresh the cached index of) a folder; slow the first time.
+
+        Raises:
+            EngineError: the folder cannot be scanned or the tokenizer cannot load.
+        """
+        root = Path(root).expanduser().resolve()
+        future = tokenizer or _load_tokenizer_async(encoding)
+        cache_dir = cache_dir_for(root) if use_cache else None
+        index, report = engine.build_index(
+            root, options=options, encoding=encoding, cache_dir=cache_dir, on_progress=on_progress
+        )
+        return cls(index, report, future, options=options, cache_dir=cache_dir)
+
+    @property
+    def root(self) -> Path:
+        """The repository folder."""
+        return Path(self.index.root)
+
+    @property
+    def encoding(self) -> str:
+        """Encoding of every token count."""
+        return self.index.encoding
+
+    @property
+    def tokenizer(self) -> engine.Tokenizer:
+        """The loaded tokenizer (waits for the background load the first time)."""
+        return self._tokenizer.result()
+
+    def rank(self, query: str, session: Session, *, complete: bool = True) -> Ranking:
+        """Rank the files for a question."""
+        return engine.rank(self.index, query, session, complete=complete)
+
+    def plan(self, ranking: Ranking, budget: int, session: Session) -> Plan:
+        """Plan a pack on estimated token counts (fast enough for every keystroke)."""
+        return engine.plan(ranking, self.index, budget, session)
+
+    def pack(
+        self,
+        ranking: Ranking,
+        budget: int,
+        session: Session,
+        fmt: Format,
+        *,
+        line_numbers: bool = False,
+    ) -> tuple[Plan, Rendered]:
+        """Plan, render and fit a pack, measured with the real tokenizer."""
+        return engine.pack(
+            ranking, self.index, budget, fmt, counter=self.tokenizer, session=session,
+            line_numbers=line_numbers,
+        )  # fmt: skip
+
+    def render_file(self, entry: PlanEntry, *, line_numbers: bool = False) -> str:
+        """One file's content at its planned level, as the pack shows it."""
+        from engine.analyse import read_text
+
+        parsed = self.index.files[entry.file_id]
+        text = read_text(self.index.root, parsed.path)
+        return engine.render_level(
+            parsed, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
+        )
+
+    def refresh(self, *, force: bool = False) -> bool:
+        """Pick up files changed on disk; True when the index changed.
+
+        A stat check of the tree at most once a second unless forced; only changed files
+        are parsed again.
+        """
+        now = time.monotonic()
+        if not force and now - self._last_check < REFRESH_INTERVAL:
+            return False
+        with self._lock:
+            self._last_check = now
+            tokenizer = self._tokenizer.result() if self._tokenizer.done() else None
+            refreshed = engine.refresh_index(
+                self.index, options=self.options, cache_dir=self.cache_dir, tokenizer=tokenizer
+            )
+            if refreshed is None:
+                return False
+            self.index, self.report = refreshed
+            return True
+
+    def with_encoding(self, encoding: str) -> Workspace:
+        """The same repository counted in another encoding (re-opens; slow the first time)."""
+        return Workspace.open(
+            self.root, encoding=encoding, use_cache=self.cache_dir is not None, options=self.options
+        )

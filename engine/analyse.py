@@ -1,0 +1,179 @@
+"""Read and analyse one file: sniff, decode, parse, count tokens and collect index words.
+
+This is the unit of work of the first index, run in worker processes (tree-sitter holds the
+GIL, so threads do not help). A worker keeps one parser and one tokenizer for its lifetime,
+set up by `start_worker`; the same `analyse_file` runs in-process for small refreshes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.model import FIELDS, Declaration, ParsedFile, SkippedFile, SkipReason, SourceFile
+from engine.words import count_words, path_words, words
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from engine.parse.extract import SourceParser
+    from engine.tokens import Tokenizer
+
+
+WORD_CACHE_LIMIT = 300_000
+"""Identifiers remembered per process before the cache starts again (bounds memory)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """One analysed file: its record, its index words per field, its tokens per line."""
+
+    file: ParsedFile
+    """The parsed record, token counts filled in."""
+    field_words: tuple[tuple[tuple[str, int], ...], ...]
+    """For each field in FIELDS order, (word, count) pairs."""
+    line_prefix: npt.NDArray[np.int64]
+    """Prefix sums of tokens per line, starting with 0."""
+
+
+@dataclass(slots=True)
+class Analyser:
+    """The tools one process needs to analyse files: a parser and a tokenizer."""
+
+    parser: SourceParser
+    """Keeps compiled tree-sitter queries between files."""
+    tokenizer: Tokenizer
+    """Counts tokens in the index's encoding."""
+    word_cache: dict[str, list[str]] = field(default_factory=dict)
+    """Identifier -> index words, shared by every file this process analyses."""
+
+    @classmethod
+    def create(cls, encoding: str) -> Analyser:
+        """Load the parser table and the tokenizer (about 0.5-1 s, once per process)."""
+        from engine.parse.extract import SourceParser  # deliberate: tree-sitter loads here
+        from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
+
+        return cls(SourceParser(), load_tokenizer(encoding))
+
+
+class _WorkerState:
+    """Per-process state of a pool worker, set once by `start_worker` in the child process.
+
+    A class attribute rather than a module global so that the one piece of process-wide
+    state is visible and named; the main process never sets it.
+    """
+
+    analyser: Analyser | None = None
+
+
+def start_worker(encoding: str) -> None:
+    """Pool initializer: build this worker process's analyser."""
+    _WorkerState.analyser = Analyser.create(encoding)
+
+
+def analyse_in_worker(root: str, sources: list[SourceFile]) -> list[Analysis | SkippedFile]:
+    """Analyse a batch of files inside a pool worker."""
+    analyser = _WorkerState.analyser
+    assert analyser is not None, "start_worker must run first"
+    return [analyse_file(root, source, analyser) for source in sources]
+
+
+def read_source(root: str, source: SourceFile) -> bytes | SkippedFile:
+    """Read a file's bytes, or say why it cannot be read."""
+    try:
+        with open(os.path.join(root, source.path), "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return SkippedFile(source.path, SkipReason.VANISHED)
+    except IsADirectoryError:
+        return SkippedFile(source.path, SkipReason.UNREADABLE, "a folder")
+    except OSError as exc:
+        return SkippedFile(source.path, SkipReason.UNREADABLE, exc.strerror or type(exc).__name__)
+
+
+def sha1_of(data: bytes) -> str:
+    """Content hash used to confirm a change that size and mtime suggest."""
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis | SkippedFile:
+    """Read, sniff, decode, parse and count one file. Never raises for a bad file."""
+    from engine.scan import is_generated, sniff_content  # deliberate: keeps import light
+
+    data = read_source(root, source)
+    if isinstance(data, SkippedFile):
+        return data
+    reason = sniff_content(data, source.path)
+    if reason is not None:
+        return SkippedFile(source.path, reason)
+    text = data.decode("utf-8", errors="replace")
+    replaced = "\ufffd" in text and b"\xef\xbf\xbd" not in data
+    structure = analyser.parser.parse(text, source.language, source.path)
+    prefix = analyser.tokenizer.line_prefix_counts(text)
+    declarations = tuple(_with_tokens(d, prefix) for d in structure.declarations)
+    parsed = ParsedFile(
+        path=source.path,
+        language=source.language,
+        size=len(data),
+        mtime_ns=source.mtime_ns,
+        sha1=sha1_of(data),
+        lines=len(prefix) - 1,
+        tokens=int(prefix[-1]),
+        declarations=declarations,
+        imports=structure.imports,
+        partial=structure.partial,
+        replaced=replaced,
+        generated=is_generated(text[:2000]),
+    )
+    if len(analyser.word_cache) > WORD_CACHE_LIMIT:
+        analyser.word_cache.clear()
+    return Analysis(parsed, collect_field_words(parsed, text, analyser.word_cache), prefix)
+
+
+def _with_tokens(decl: Declaration, prefix: npt.NDArray[np.int64]) -> Declaration:
+    """Fill a declaration's token counts from the file's per-line prefix sums."""
+    last = len(prefix) - 1
+    start = min(max(decl.start_line, 1), last) if last else 0
+    end = min(max(decl.end_line, start), last)
+    body_start = min(max(decl.body_start_line, start), end)
+    body = int(prefix[end] - prefix[start - 1]) if start else 0
+    signature = int(prefix[body_start] - prefix[start - 1]) if start else 0
+    # the outline shows the doc sentence beside the signature; ~4 characters per token
+    signature += (len(decl.doc) + 3) // 4 if decl.doc else 0
+    return replace(decl, body_tokens=body, signature_tokens=signature)
+
+
+def collect_field_words(
+    parsed: ParsedFile, text: str, cache: dict[str, list[str]] | None = None
+) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Count the index words of each field of a parsed file."""
+    cache = {} if cache is None else cache
+    name_words, folder_words = path_words(parsed.path)
+    exported: list[str] = []
+    other: list[str] = []
+    docs: list[str] = []
+    for decl in parsed.declarations:
+        target = exported if decl.exported else other
+        target.extend(words(decl.name, cache))
+        if decl.doc:
+            docs.extend(words(decl.doc, cache))
+    fields: dict[str, Counter[str]] = {
+        "name": Counter(name_words),
+        "folders": Counter(folder_words),
+        "exported": Counter(exported),
+        "declarations": Counter(other),
+        "docs": Counter(docs),
+        "body": count_words(text, cache),
+    }
+    return tuple(tuple(sorted(fields[name].items())) for name in FIELDS)
+
+
+def read_text(root: str | Path, path: str) -> str:
+    """Read a file of the repository as text, replacing undecodable bytes."""
+    with open(os.path.join(root, path), "rb") as fh:
+        return fh.read().decode("utf-8", errors="replace")

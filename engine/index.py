@@ -1,0 +1,96 @@
+"""The array-backed inverted index and the BM25F arithmetic over it.
+
+Term frequencies arrive as a flat list of (file, term, field, count) rows, the form the cache
+keeps and the incremental refresh edits. `build_postings` turns them into compressed columns
+(one run of postings per term, a column per field) with a sort and a few vectorised passes, so
+scoring a query is a handful of numpy operations per query word, never a loop over files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.model import FIELDS, Postings
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+BODY = FIELDS.index("body")
+
+
+@dataclass(slots=True)
+class TermRows:
+    """Term frequencies as flat rows: row i says file docs[i] has term terms[i] counts[i]
+    times in field fields[i]. The cache stores exactly these arrays."""
+
+    docs: npt.NDArray[np.int32]
+    """File id of each row."""
+    terms: npt.NDArray[np.int32]
+    """Term id of each row."""
+    fields: npt.NDArray[np.int8]
+    """Field column (position in FIELDS) of each row."""
+    counts: npt.NDArray[np.int32]
+    """Occurrences."""
+
+    @classmethod
+    def empty(cls) -> TermRows:
+        """Return rows for an empty repository."""
+        import numpy as np  # deliberate: numpy loads only when an index is built
+
+        return cls(
+            np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int8), np.zeros(0, np.int32)
+        )
+
+
+def build_postings(rows: TermRows, n_docs: int, n_terms: int) -> tuple[Postings, npt.NDArray[np.float32]]:
+    """Turn term rows into per-term postings and per-file body lengths.
+
+    Returns the postings (sorted by term, then file) and the number of body words per file.
+    """
+    import numpy as np  # deliberate: see TermRows.empty
+
+    keys = rows.terms.astype(np.int64) * max(n_docs, 1) + rows.docs.astype(np.int64)
+    unique_keys, slot = np.unique(keys, return_inverse=True)
+    tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.float32)
+    np.add.at(tf, (slot, rows.fields.astype(np.int64)), rows.counts.astype(np.float32))
+    posting_terms = unique_keys // max(n_docs, 1)
+    docs = (unique_keys % max(n_docs, 1)).astype(np.int32)
+    per_term = np.bincount(posting_terms, minlength=n_terms)
+    ptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(per_term, out=ptr[1:])
+    body_rows = rows.fields == BODY
+    body_length = np.bincount(
+        rows.docs[body_rows], weights=rows.counts[body_rows], minlength=n_docs
+    ).astype(np.float32)
+    return Postings(ptr=ptr, docs=docs, tf=tf), body_length
+
+
+def idf(document_frequency: npt.NDArray[np.float64] | float, n_docs: int) -> npt.NDArray[np.float64]:
+    """Okapi idf with the +1 inside the log, so it never goes negative (as in ContextCode)."""
+    import numpy as np  # deliberate: see TermRows.empty
+
+    df = np.asarray(document_frequency, dtype=np.float64)
+    return np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def bm25f_term(
+    postings: Postings,
+    term_id: int,
+    field_weights: npt.NDArray[np.float32],
+    body_norm: npt.NDArray[np.float32],
+    k1: float,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Return (files, saturated score without idf, field-weighted tf) for one term.
+
+    tf' = sum over fields of weight * tf, the body's tf divided by its length norm;
+    the saturated score is tf' (k1 + 1) / (tf' + k1).
+    """
+    start, end = int(postings.ptr[term_id]), int(postings.ptr[term_id + 1])
+    docs = postings.docs[start:end]
+    tf = postings.tf[start:end]
+    weighted = tf @ field_weights
+    weighted += tf[:, BODY] * (1.0 / body_norm[docs] - 1.0) * field_weights[BODY]
+    saturated = weighted * (k1 + 1.0) / (weighted + k1)
+    return docs, saturated, tf

@@ -1,0 +1,426 @@
+"""Build or refresh the index of a repository: scan, reuse the cache, analyse what changed.
+
+The stages are timed and reported (`IndexReport`) so `ctxtui index` can show where time goes.
+A first index analyses files in worker processes (tree-sitter holds the GIL); a refresh parses
+only added or changed files (size and mtime, confirmed by content hash) and rebuilds the
+arrays from the cached term rows, which is a few vectorised passes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine import store
+from engine.analyse import (
+    Analyser,
+    Analysis,
+    analyse_file,
+    analyse_in_worker,
+    read_source,
+    sha1_of,
+    start_worker,
+)
+from engine.index import TermRows, build_postings
+from engine.roles import classify
+from engine.model import (
+    GitSignal,
+    Index,
+    IndexReport,
+    ParsedFile,
+    Progress,
+    ScanOptions,
+    SkippedFile,
+    SourceFile,
+    StageTime,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from engine.tokens import Tokenizer
+
+DEFAULT_ENCODING = "o200k_base"
+POOL_MIN_FILES = 48
+"""Below this many files to parse, worker processes cost more than they save."""
+BATCH = 16
+"""Files per task sent to a worker: large enough to amortise the round trip."""
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(slots=True)
+class _Timer:
+    times: list[StageTime] = field(default_factory=list)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.times.append(StageTime(name, time.perf_counter() - start))
+
+
+def build_index(
+    root: str | Path,
+    *,
+    options: ScanOptions = ScanOptions(),
+    encoding: str = DEFAULT_ENCODING,
+    cache_dir: Path | None = None,
+    on_progress: ProgressCallback | None = None,
+    workers: int = 2,
+    tokenizer: Tokenizer | None = None,
+) -> tuple[Index, IndexReport]:
+    """Index a folder, reusing and refreshing the cache in `cache_dir` when one is given.
+
+    Args:
+        root: the repository folder.
+        options: what the scan lists and skips.
+        encoding: tokenizer encoding of every token count.
+        cache_dir: this repository's cache folder; None indexes from scratch and saves nothing.
+        on_progress: called with progress of the long stages.
+        workers: processes for a first index; 1 keeps everything in this process.
+        tokenizer: an already loaded tokenizer for `encoding`, reused for in-process parsing.
+
+    Raises:
+        ScanError: the root is missing, not a folder or unreadable.
+        CacheError: the cache folder cannot be written.
+    """
+    from engine.scan import scan  # deliberate: keep `import engine.indexer` light
+
+    timer = _Timer()
+    root_path = Path(root).expanduser().resolve()
+    root_str = str(root_path)
+    with timer.stage("scan"):
+        scanned = scan(root_path, options, on_progress)
+    cached: store.CachedIndex | None = None
+    notice = ""
+    cache_path = store.cache_file(cache_dir, encoding) if cache_dir is not None else None
+    with timer.stage("load cache"):
+        if cache_path is not None:
+            try:
+                cached = store.load(cache_path, root_str, encoding)
+            except FileNotFoundError:
+                pass
+            except store.StaleCache as exc:
+                notice = f"index cache discarded ({exc}); rebuilt from scratch"
+    reused, to_parse = _split_by_change(root_str, scanned.files, cached)
+    with timer.stage("parse"):
+        analyses, content_skips = _analyse_all(
+            root_str, to_parse, encoding, workers, tokenizer, on_progress
+        )
+    by_path: dict[str, ParsedFile] = {f.path: f for f in reused}
+    by_path.update((a.file.path, a.file) for a in analyses)
+    paths = sorted(by_path)
+    removed = sorted(
+        {f.path for f in cached.files} - set(paths) if cached is not None else set()
+    )
+    changed = cached is None or bool(analyses) or bool(removed)
+    files = [by_path[p] for p in paths]
+    with timer.stage("resolve imports"):
+        if changed:
+            from engine.parse.resolve import resolve_imports  # deliberate: lazy
+
+            files = list(resolve_imports(files, root_path))
+    with timer.stage("git"):
+        git_head, git = _git_signals(root_path, paths, cached, scanned.is_git)
+    with timer.stage("index"):
+        vocab, rows = _term_rows(paths, cached, analyses)
+        line_tokens, line_ptr = _line_tokens(paths, cached, analyses)
+        skipped = tuple(sorted((*scanned.skipped, *content_skips), key=lambda s: s.path))
+        index = assemble_index(
+            root_str, encoding, files, vocab, rows, line_tokens, line_ptr, git, skipped
+        )
+    if cache_path is not None and (changed or cached is None or git_head != cached.git_head):
+        with timer.stage("save cache"):
+            store.save(
+                cache_path,
+                store.CachedIndex(
+                    root_str, encoding, files, vocab, rows, line_tokens, line_ptr,
+                    list(skipped), git_head, git,
+                ),  # fmt: skip
+            )
+    report = IndexReport(
+        files=len(files),
+        parsed=tuple(sorted(a.file.path for a in analyses)),
+        removed=tuple(removed),
+        reused=len(reused),
+        skipped=skipped,
+        replaced=tuple(f.path for f in files if f.replaced),
+        partial=tuple(f.path for f in files if f.partial),
+        times=tuple(timer.times),
+        cache_notice=notice,
+        cache_path=str(cache_path) if cache_path is not None else "",
+    )
+    return index, report
+
+
+def has_changed(index: Index, options: ScanOptions = ScanOptions()) -> bool:
+    """Cheap check (one scan, no reads) whether files were added, removed or touched."""
+    from engine.scan import scan  # deliberate: see build_index
+
+    scanned = scan(index.root, options)
+    if len(scanned.files) != len(index.files):
+        return True
+    for source, parsed in zip(scanned.files, index.files, strict=True):
+        if source.path != parsed.path or source.size != parsed.size:
+            return True
+        if source.mtime_ns != parsed.mtime_ns:
+            return True
+    return False
+
+
+def refresh_index(
+    index: Index,
+    *,
+    options: ScanOptions = ScanOptions(),
+    cache_dir: Path | None = None,
+    tokenizer: Tokenizer | None = None,
+) -> tuple[Index, IndexReport] | None:
+    """Re-index a folder if anything changed on disk since `index` was built; else None."""
+    if not has_changed(index, options):
+        return None
+    return build_index(
+        index.root, options=options, encoding=index.encoding, cache_dir=cache_dir,
+        workers=1, tokenizer=tokenizer,
+    )  # fmt: skip
+
+
+def _split_by_change(
+    root: str, sources: Sequence[SourceFile], cached: store.CachedIndex | None
+) -> tuple[list[ParsedFile], list[SourceFile]]:
+    """Split scanned files into cached records still valid and files to parse again."""
+    previous = {f.path: f for f in cached.files} if cached is not None else {}
+    reused: list[ParsedFile] = []
+    to_parse: list[SourceFile] = []
+    for source in sources:
+        old = previous.get(source.path)
+        if old is None or old.language != source.language or old.size != source.size:
+            to_parse.append(source)
+        elif old.mtime_ns == source.mtime_ns:
+            reused.append(old)
+        else:
+            data = read_source(root, source)  # touched: confirm by content hash
+            if isinstance(data, bytes) and sha1_of(data) == old.sha1:
+                reused.append(replace(old, mtime_ns=source.mtime_ns))
+            else:
+                to_parse.append(source)
+    return reused, to_parse
+
+
+def _analyse_all(
+    root: str,
+    sources: list[SourceFile],
+    encoding: str,
+    workers: int,
+    tokenizer: Tokenizer | None,
+    on_progress: ProgressCallback | None,
+) -> tuple[list[Analysis], list[SkippedFile]]:
+    """Analyse files in worker processes when there are many, else in this process."""
+    results: list[Analysis | SkippedFile] = []
+    total = len(sources)
+    if not sources:
+        return [], []
+    if workers > 1 and total >= POOL_MIN_FILES:
+        # fork is fast and safe while this process has one thread; the app indexes from a
+        # worker thread, where a forkserver avoids forking a multi-threaded process
+        method = "fork" if threading.active_count() == 1 else "forkserver"
+        context = multiprocessing.get_context(method)
+        batches = [sources[i : i + BATCH] for i in range(0, total, BATCH)]
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=start_worker, initargs=(encoding,)
+        ) as pool:
+            futures = [pool.submit(analyse_in_worker, root, batch) for batch in batches]
+            for future in as_completed(futures):
+                results.extend(future.result())
+                if on_progress is not None:
+                    on_progress(Progress("parse", len(results), total))
+    else:
+        if tokenizer is None or tokenizer.name != encoding:
+            analyser = Analyser.create(encoding)
+        else:
+            from engine.parse.extract import SourceParser  # deliberate: lazy
+
+            analyser = Analyser(SourceParser(), tokenizer)
+        for done, source in enumerate(sources, 1):
+            results.append(analyse_file(root, source, analyser))
+            if on_progress is not None and (done % 50 == 0 or done == total):
+                on_progress(Progress("parse", done, total))
+    analyses = [r for r in results if isinstance(r, Analysis)]
+    skips = [r for r in results if isinstance(r, SkippedFile)]
+    return analyses, skips
+
+
+def _git_signals(
+    root: Path, paths: list[str], cached: store.CachedIndex | None, is_git: bool
+) -> tuple[str | None, dict[str, GitSignal]]:
+    """Reuse the cached history while HEAD is unchanged; else read it in one pass."""
+    if not is_git:
+        return None, {}
+    from engine.git_signals import git_head, read_git_signals  # deliberate: lazy
+
+    head = git_head(root)
+    if cached is not None and head is not None and head == cached.git_head:
+        return head, cached.git
+    return head, read_git_signals(root, paths) if head is not None else {}
+
+
+def _term_rows(
+    paths: list[str], cached: store.CachedIndex | None, analyses: list[Analysis]
+) -> tuple[list[str], TermRows]:
+    """Merge cached term rows of unchanged files with rows of newly analysed files."""
+    import numpy as np  # deliberate: numpy loads with the index
+
+    new_id = {p: i for i, p in enumerate(paths)}
+    parts_docs: list[npt.NDArray[np.int32]] = []
+    parts_terms: list[npt.NDArray[np.int32]] = []
+    parts_fields: list[npt.NDArray[np.int8]] = []
+    parts_counts: list[npt.NDArray[np.int32]] = []
+    vocab: list[str] = []
+    fresh = {a.file.path for a in analyses}
+    if cached is not None:
+        vocab = list(cached.vocab)
+        old_to_new = np.array(
+            [-1 if f.path in fresh else new_id.get(f.path, -1) for f in cached.files] or [-1],
+            dtype=np.int64,
+        )
+        keep = old_to_new[cached.rows.docs] >= 0 if len(cached.rows.docs) else np.zeros(0, bool)
+        parts_docs.append(old_to_new[cached.rows.docs[keep]].astype(np.int32))
+        parts_terms.append(cached.rows.terms[keep])
+        parts_fields.append(cached.rows.fields[keep])
+        parts_counts.append(cached.rows.counts[keep])
+    term_id = {t: i for i, t in enumerate(vocab)}
+    docs: list[int] = []
+    terms: list[int] = []
+    fields: list[int] = []
+    counts: list[int] = []
+    for analysis in analyses:
+        doc = new_id[analysis.file.path]
+        for field_no, pairs in enumerate(analysis.field_words):
+            for word, count in pairs:
+                tid = term_id.get(word)
+                if tid is None:
+                    tid = term_id[word] = len(vocab)
+                    vocab.append(word)
+                docs.append(doc)
+                terms.append(tid)
+                fields.append(field_no)
+                counts.append(count)
+    parts_docs.append(np.array(docs, dtype=np.int32))
+    parts_terms.append(np.array(terms, dtype=np.int32))
+    parts_fields.append(np.array(fields, dtype=np.int8))
+    parts_counts.append(np.array(counts, dtype=np.int32))
+    all_terms = np.concatenate(parts_terms)
+    used = np.unique(all_terms)  # drop words no file uses any more, renumber densely
+    compact_terms = np.searchsorted(used, all_terms).astype(np.int32)
+    rows = TermRows(
+        np.concatenate(parts_docs), compact_terms, np.concatenate(parts_fields),
+        np.concatenate(parts_counts),
+    )  # fmt: skip
+    return [vocab[i] for i in used.tolist()], rows
+
+
+def _line_tokens(
+    paths: list[str], cached: store.CachedIndex | None, analyses: list[Analysis]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Concatenate per-file line token prefix sums in path order."""
+    import numpy as np  # deliberate: see _term_rows
+
+    fresh = {a.file.path: a.line_prefix for a in analyses}
+    old: dict[str, tuple[int, int]] = {}
+    if cached is not None:
+        ptr = cached.line_tokens_ptr
+        old = {f.path: (int(ptr[i]), int(ptr[i + 1])) for i, f in enumerate(cached.files)}
+    runs: list[npt.NDArray[np.int64]] = []
+    for path in paths:
+        run = fresh.get(path)
+        if run is None:
+            assert cached is not None
+            start, end = old[path]
+            run = cached.line_tokens[start:end]
+        runs.append(np.asarray(run, dtype=np.int64))
+    lengths = np.array([len(r) for r in runs], dtype=np.int64)
+    line_ptr = np.zeros(len(runs) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=line_ptr[1:])
+    flat = np.concatenate(runs) if runs else np.zeros(0, dtype=np.int64)
+    return flat, line_ptr
+
+
+def assemble_index(
+    root: str,
+    encoding: str,
+    files: list[ParsedFile],
+    vocab: list[str],
+    rows: TermRows,
+    line_tokens: npt.NDArray[np.int64],
+    line_ptr: npt.NDArray[np.int64],
+    git: dict[str, GitSignal],
+    skipped: tuple[SkippedFile, ...] = (),
+) -> Index:
+    """Build the queryable Index from its stored parts (postings, graph, git signals)."""
+    import numpy as np  # deliberate: see _term_rows
+
+    postings, body_length = build_postings(rows, len(files), len(vocab))
+    path_ids = {f.path: i for i, f in enumerate(files)}
+    term_ids = {t: i for i, t in enumerate(vocab)}
+    imports: list[tuple[int, ...]] = []
+    importers: list[set[int]] = [set() for _ in files]
+    for i, f in enumerate(files):
+        targets = sorted(
+            {path_ids[t] for imp in f.imports for t in imp.targets if t in path_ids} - {i}
+        )
+        imports.append(tuple(targets))
+        for t in targets:
+            importers[t].add(i)
+    edges = np.array(
+        [(i, t) for i, targets in enumerate(imports) for t in targets] or np.zeros((0, 2)),
+        dtype=np.int32,
+    ).reshape(-1, 2)
+    return Index(
+        root=root,
+        encoding=encoding,
+        files=tuple(files),
+        vocab=term_ids,
+        terms_sorted=tuple(sorted(vocab)),
+        postings=postings,
+        body_length=body_length,
+        line_tokens=line_tokens,
+        line_tokens_ptr=line_ptr,
+        imports=tuple(imports),
+        importers=tuple(tuple(sorted(s)) for s in importers),
+        git=tuple(git.get(f.path) for f in files),
+        edges=edges,
+        roles=np.array([classify(f).value for f in files], dtype=np.int8),
+        declaration_postings=_declaration_postings(files, term_ids),
+        skipped=skipped,
+        path_ids=path_ids,
+    )
+
+
+def _declaration_postings(
+    files: list[ParsedFile], term_ids: dict[str, int]
+) -> dict[int, tuple[tuple[int, int], ...]]:
+    """Map each word of a declaration name to the declarations that have it."""
+    from engine.words import words  # deliberate: small module, kept local for clarity
+
+    cache: dict[str, list[str]] = {}
+    known: dict[str, set[int]] = {}
+    found: dict[int, list[tuple[int, int]]] = {}
+    for file_id, f in enumerate(files):
+        for position, decl in enumerate(f.declarations):
+            ids = known.get(decl.name)
+            if ids is None:
+                ids = {term_ids[w] for w in words(decl.name, cache) if w in term_ids}
+                known[decl.name] = ids
+            for term in ids:
+                found.setdefault(term, []).append((file_id, position))
+    return {term: tuple(pairs) for term, pairs in found.items()}

@@ -1,0 +1,194 @@
+"""Turn a question into weighted index terms, mentioned files and an intent.
+
+Questions range from three words typed live to a pasted 2,000-word bug report with a stack
+trace. Words are weighted by how often the question repeats them (damped with a log) and
+raised when they come from code-looking tokens (identifiers, dotted names, backticks), which
+say far more than prose. Long questions keep only their most telling words. File paths and
+dotted module names that name a repository file are found here too: they are the strongest
+evidence a question can carry.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from engine.model import Index, Intent
+from engine.words import ABBREVIATIONS, IDENTIFIER, identifier_words, normalise_part
+
+PATH_MENTION = re.compile(r"[\w.\-/\\]*[\w\-]\.[A-Za-z]{1,5}\b|[\w\-]+(?:/[\w.\-]+)+")
+"""A path-like token: has an extension or at least one slash."""
+DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
+"""A dotted name such as flask.json.tag or Flask.preprocess_request."""
+CODE_LIKE = re.compile(r"[a-z][A-Z]|_|\.|\(\)")
+"""An identifier written as code: camelCase, snake_case, dotted, or called."""
+
+INTENT_WORDS: dict[Intent, frozenset[str]] = {
+    Intent.DEBUG: frozenset(
+        "bug bugs error errors fix fixes fixed crash crashes exception traceback fail fails "
+        "failing failed broken wrong issue regression raise raises raised stack unexpected "
+        "incorrect swallow swallows hang leak".split()
+    ),
+    Intent.TEST: frozenset("test tests testing pytest unittest coverage spec specs mock".split()),
+    Intent.REFACTOR: frozenset(
+        "refactor refactoring rename cleanup clean simplify extract move deduplicate".split()
+    ),
+    Intent.FEATURE: frozenset("add adds implement support new feature allow allows enable".split()),
+    Intent.EXPLAIN: frozenset("how why what explain where understand works does overview".split()),
+}
+"""Words that reveal what the question is for; the first intent with a hit wins ties."""
+
+DOC_WORDS = frozenset("doc docs documentation readme changelog guide tutorial".split())
+EXAMPLE_WORDS = frozenset("example examples sample demo".split())
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerm:
+    """One index word of the question."""
+
+    term_id: int
+    """Id in the index vocabulary."""
+    word: str
+    """The index word."""
+    shown: str
+    """The question's own spelling, for reasons ("sessions" rather than "sess")."""
+    weight: float
+    """Query-side weight: repetition and code-likeness."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnalysis:
+    """What ranking needs to know about a question."""
+
+    terms: tuple[QueryTerm, ...]
+    """Weighted index words found in the vocabulary, strongest first."""
+    mentioned: tuple[int, ...]
+    """File ids the question names by path or dotted module name."""
+    intent: Intent
+    """What the question is for."""
+    wants_tests: bool
+    """The question asks about tests: lift the test prior."""
+    wants_docs: bool
+    """The question asks about documentation: lift the docs prior."""
+    wants_examples: bool
+    """The question asks about examples: lift the example prior."""
+
+
+def analyse_query(
+    index: Index, text: str, *, max_terms: int = 40, code_weight: float = 1.5,
+    complete: bool = True, expansions: int = 12,
+) -> QueryAnalysis:  # fmt: skip
+    """Reduce a question to weighted index terms, mentioned files and an intent.
+
+    Args:
+        index: the index whose vocabulary the terms must come from.
+        text: the question.
+        max_terms: keep at most this many terms (long bug reports).
+        code_weight: weight multiplier for words from code-looking tokens.
+        complete: False while the user is typing: the last word may be a prefix and is
+            expanded to the vocabulary words it starts.
+        expansions: how many vocabulary words a partial last word expands to.
+    """
+    raw_lower = [t.lower() for t in IDENTIFIER.findall(text)]
+    counts: Counter[str] = Counter()
+    shown: dict[str, str] = {}
+    for token in IDENTIFIER.findall(text):
+        boost = code_weight if CODE_LIKE.search(token) else 1.0
+        for word in identifier_words(token):
+            counts[word] += boost
+            shown.setdefault(word, token if len(token) < 40 else word)
+    weighted: dict[str, float] = {w: 1.0 + math.log(c) if c >= 1 else c for w, c in counts.items()}
+    if not complete and raw_lower and not text[-1:].isspace():
+        _expand_last_word(index, raw_lower[-1], weighted, shown, expansions)
+    terms = [
+        QueryTerm(index.vocab[w], w, shown.get(w, w), weight)
+        for w, weight in weighted.items()
+        if w in index.vocab
+    ]
+    if len(terms) > max_terms:
+        terms.sort(key=lambda t: -t.weight * _idf_of(index, t.term_id))
+        terms = terms[:max_terms]
+    words_said = set(raw_lower)
+    return QueryAnalysis(
+        terms=tuple(terms),
+        mentioned=mentioned_files(index, text),
+        intent=detect_intent(words_said),
+        wants_tests=bool(words_said & INTENT_WORDS[Intent.TEST]),
+        wants_docs=bool(words_said & DOC_WORDS),
+        wants_examples=bool(words_said & EXAMPLE_WORDS),
+    )
+
+
+def _idf_of(index: Index, term_id: int) -> float:
+    df = int(index.postings.ptr[term_id + 1] - index.postings.ptr[term_id])
+    n = len(index.files)
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def _expand_last_word(
+    index: Index, prefix: str, weighted: dict[str, float], shown: dict[str, str], limit: int
+) -> None:
+    """Add vocabulary words that the partly typed last word may become."""
+    if len(prefix) < 2:
+        return
+    key = ABBREVIATIONS.get(prefix) or normalise_part(prefix) or prefix
+    if prefix in index.vocab or key in index.vocab and len(prefix) >= 4:
+        return  # already a whole word of the index
+    terms = index.terms_sorted
+    start = bisect.bisect_left(terms, prefix)
+    found: list[str] = []
+    for term in terms[start : start + 200]:
+        if not term.startswith(prefix):
+            break
+        found.append(term)
+    found.sort(key=lambda t: -int(index.postings.ptr[index.vocab[t] + 1] - index.postings.ptr[index.vocab[t]]))
+    for term in found[:limit]:
+        weighted.setdefault(term, 0.5)
+        shown.setdefault(term, prefix)
+
+
+def detect_intent(words_said: set[str]) -> Intent:
+    """Pick the intent whose words the question uses most; GENERAL when none."""
+    best, best_hits = Intent.GENERAL, 0
+    for intent, vocabulary in INTENT_WORDS.items():
+        hits = len(words_said & vocabulary)
+        if hits > best_hits:
+            best, best_hits = intent, hits
+    return best
+
+
+def mentioned_files(index: Index, text: str) -> tuple[int, ...]:
+    """File ids named in the question: by path (any suffix of it) or dotted module name."""
+    candidates: set[str] = set()
+    for match in PATH_MENTION.findall(text):
+        path = match.replace("\\", "/").strip("./")
+        if "/" in path or "." in path:
+            candidates.add(path)
+    for match in DOTTED.findall(text):
+        parts = match.split(".")
+        for end in range(len(parts), 1, -1):
+            candidates.add("/".join(parts[:end]))  # flask.json.tag -> flask/json/tag(.py)
+    if not candidates:
+        return ()
+    found: set[int] = set()
+    for file_id, parsed in enumerate(index.files):
+        path = parsed.path
+        bare = path.rsplit(".", 1)[0]
+        for mention in candidates:
+            if _names(path, mention) or ("/" in mention and _names(bare, mention)):
+                found.add(file_id)
+                break
+    return tuple(sorted(found))
+
+
+def _names(path: str, mention: str) -> bool:
+    """True when `mention` names `path`: equal, a suffix at a folder boundary, or an absolute
+    path (from a stack trace) that ends with it."""
+    if path == mention:
+        return True
+    if path.endswith("/" + mention) and ("/" in mention or "." in mention):
+        return True  # a suffix at a folder boundary, or a bare file name with its extension
+    return "/" in mention and mention.endswith("/" + path)

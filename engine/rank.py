@@ -1,0 +1,263 @@
+"""Rank every file of an index for a question, best first, each with its reasons.
+
+score = BM25F(fields, only the body length-normalised) x coverage x prior
+        x (1 + graph_boost x personalised PageRank) x (1 + git boosts) x mention boost;
+pinned and --focus files come first. All tuning numbers live in `RankWeights`; each default
+names the benchmark run that chose it (shared/bench DEV split, `score.py`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.explain import TermHits, explain
+from engine.graph import personalised_pagerank
+from engine.index import bm25f_term, idf
+from engine.model import Index, Intent, Ranking, RankedFile, Session
+from engine.query import QueryAnalysis, analyse_query
+from engine.roles import Role
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+
+@dataclass(frozen=True, slots=True)
+class RankWeights:
+    """Every tuning number of the ranking, named. Defaults: see each comment."""
+
+    field_weights: tuple[float, ...] = (4.0, 1.5, 3.0, 2.0, 1.5, 1.0)
+    """BM25F weight per field in FIELDS order (name, folders, exported, declarations, docs,
+    body). ContextCode's values; kept after DEV run 1 (see the closing note of issue 3)."""
+    k1: float = 1.2
+    """BM25 saturation."""
+    b: float = 0.75
+    """Body length normalisation."""
+    coverage_floor: float = 0.5
+    """score x (floor + (1 - floor) x share of the question's weight matched)."""
+    priors: tuple[tuple[Role, float], ...] = (
+        (Role.TEST, 0.5),
+        (Role.DOC, 0.5),
+        (Role.EXAMPLE, 0.6),
+        (Role.GENERATED, 0.4),
+        (Role.CONFIG, 0.7),
+    )
+    """Multipliers for files that repeat the code's words without being the code; lifted
+    when the question asks for them."""
+    mention_boost: float = 3.0
+    """Multiplier for a file the question names by path or module."""
+    code_word_weight: float = 1.5
+    """Query weight of words taken from code-looking tokens (identifiers in a bug report)."""
+    max_query_terms: int = 40
+    """Long questions keep only their most telling words."""
+    graph_seeds: int = 8
+    """Best keyword hits that seed the graph walk."""
+    graph_restart: float = 0.3
+    graph_backward: float = 0.5
+    graph_hub_damping: float = 0.6
+    graph_boost: float = 0.3
+    """final = keyword x (1 + graph_boost x graph)."""
+    graph_entry: float = 0.15
+    """A file with no keyword hit enters at graph x this x the weakest seed's score."""
+    git_recency: float = 0.05
+    git_frequency: float = 0.05
+    debug_git_factor: float = 3.0
+    """Git boosts are multiplied by this for debugging questions."""
+    recency_days: float = 60.0
+    """Half-life-like scale of the recency boost, in days before the newest commit."""
+    limit: int = 200
+    """How many files a ranking returns (with reasons); the planner looks at these."""
+
+
+DEFAULT_WEIGHTS = RankWeights()
+
+
+def rank(
+    index: Index,
+    query: str,
+    session: Session = Session(),
+    weights: RankWeights = DEFAULT_WEIGHTS,
+    *,
+    complete: bool = True,
+    limit: int | None = None,
+) -> Ranking:
+    """Score every file for `query`, best first, each with its reasons.
+
+    Args:
+        index: the repository index.
+        query: the question, any length.
+        session: pins, focus files and overrides of the user.
+        weights: tuning numbers.
+        complete: False while typing, so the last word may be a prefix.
+        limit: how many files to return (default weights.limit); pinned and focus files
+            are always returned.
+    """
+    import numpy as np  # deliberate: numpy loads with the index
+
+    analysis = analyse_query(
+        index, query, max_terms=weights.max_query_terms, code_weight=weights.code_word_weight,
+        complete=complete,
+    )  # fmt: skip
+    keyword, per_term = keyword_scores(index, analysis, weights)
+    scores = keyword * prior_vector(index, analysis, weights)
+    if analysis.mentioned:
+        scores[list(analysis.mentioned)] *= weights.mention_boost
+        floor = scores.max() * 0.5 if scores.max() > 0 else 1.0
+        for file_id in analysis.mentioned:
+            scores[file_id] = max(scores[file_id], floor)
+    graph = graph_scores(index, scores, weights)
+    if graph is not None:
+        entry = graph * weights.graph_entry * _weakest_seed(scores, weights.graph_seeds)
+        scores = np.where(scores > 0, scores * (1.0 + weights.graph_boost * graph), entry)
+    scores *= git_vector(index, analysis.intent, weights)
+    chosen = _chosen_first(index, session, scores)
+    order = _top(scores, chosen, limit or weights.limit).tolist()
+    path_ids = index.path_ids
+    pinned = {path_ids[p] for p in session.pinned if p in path_ids}
+    focus = {path_ids[p] for p in session.focus if p in path_ids}
+    top_hits = [i for i in order if keyword[i] > 0 and i not in pinned and i not in focus]
+    explained = explain(
+        index, order, analysis, per_term, top_hits[: weights.graph_seeds], (pinned, focus)
+    )
+    files = tuple(
+        RankedFile(
+            path=index.files[file_id].path, file_id=file_id, score=float(scores[file_id]),
+            reasons=reasons, matched_declarations=matched, pinned=file_id in pinned,
+            focused=file_id in focus,
+        )  # fmt: skip
+        for file_id, (reasons, matched) in zip(order, explained, strict=True)
+    )
+    return Ranking(
+        query=query,
+        terms=tuple(t.word for t in analysis.terms),
+        intent=analysis.intent,
+        files=files,
+    )
+
+
+def keyword_scores(
+    index: Index, analysis: QueryAnalysis, weights: RankWeights
+) -> tuple[npt.NDArray[np.float64], dict[int, TermHits]]:
+    """BM25F x coverage for every file, and each term's (files, tf per field) for reasons."""
+    import numpy as np  # deliberate: see rank()
+
+    n = len(index.files)
+    scores = np.zeros(n, dtype=np.float64)
+    matched = np.zeros(n, dtype=np.float64)
+    per_term: dict[int, TermHits] = {}
+    if n == 0 or not analysis.terms:
+        return scores, per_term
+    field_weights = np.asarray(weights.field_weights, dtype=np.float32)
+    lengths = index.body_length
+    average = float(lengths.mean()) or 1.0
+    body_norm = (1.0 - weights.b + weights.b * lengths / average).astype(np.float32)
+    ptr = index.postings.ptr
+    ids = np.array([t.term_id for t in analysis.terms], dtype=np.int64)
+    term_idf = idf((ptr[ids + 1] - ptr[ids]).astype(np.float64), n)
+    total = 0.0
+    for term, term_idf_value in zip(analysis.terms, term_idf.tolist(), strict=True):
+        docs, saturated, tf = bm25f_term(
+            index.postings, term.term_id, field_weights, body_norm, weights.k1
+        )
+        weight = term.weight * term_idf_value
+        contribution = weight * saturated.astype(np.float64)
+        scores[docs] += contribution
+        matched[docs] += weight
+        total += weight
+        per_term[term.term_id] = TermHits(docs, contribution, tf)
+    if total > 0:
+        coverage = matched / total
+        scores *= weights.coverage_floor + (1.0 - weights.coverage_floor) * coverage
+    return scores, per_term
+
+
+def prior_vector(index: Index, analysis: QueryAnalysis, weights: RankWeights) -> npt.NDArray[np.float64]:
+    """Per-file multiplier for tests, docs, examples, generated and config files."""
+    import numpy as np  # deliberate: see rank()
+
+    roles = index.roles
+    lifted = {
+        Role.TEST: analysis.wants_tests or analysis.intent is Intent.TEST,
+        Role.DOC: analysis.wants_docs,
+        Role.EXAMPLE: analysis.wants_examples,
+    }
+    table = np.ones(len(Role), dtype=np.float64)
+    for role, factor in weights.priors:
+        table[role.value] = 1.0 if lifted.get(role, False) else factor
+    return table[roles]
+
+
+def graph_scores(
+    index: Index, scores: npt.NDArray[np.float64], weights: RankWeights
+) -> npt.NDArray[np.float64] | None:
+    """Personalised PageRank seeded by the best keyword hits; None when there is no graph."""
+    import numpy as np  # deliberate: see rank()
+
+    if len(index.edges) == 0 or not scores.any() or weights.graph_boost <= 0:
+        return None
+    k = min(weights.graph_seeds, int((scores > 0).sum()))
+    best = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    seeds = {int(i): float(scores[i]) for i in best if scores[i] > 0}
+    return personalised_pagerank(
+        len(index.files), index.edges, seeds, restart=weights.graph_restart,
+        backward=weights.graph_backward, hub_damping=weights.graph_hub_damping,
+    )  # fmt: skip
+
+
+def _weakest_seed(scores: npt.NDArray[np.float64], seeds: int) -> float:
+    import numpy as np  # deliberate: see rank()
+
+    positive = scores[scores > 0]
+    if len(positive) == 0:
+        return 0.0
+    k = min(seeds, len(positive))
+    return float(np.partition(positive, len(positive) - k)[len(positive) - k])
+
+
+def git_vector(index: Index, intent: Intent, weights: RankWeights) -> npt.NDArray[np.float64]:
+    """Per-file multiplier 1 + recency + frequency boosts (larger when debugging)."""
+    import numpy as np  # deliberate: see rank()
+
+    n = len(index.files)
+    boost = np.ones(n, dtype=np.float64)
+    known = [(i, g) for i, g in enumerate(index.git) if g is not None]
+    if not known:
+        return boost
+    factor = weights.debug_git_factor if intent is Intent.DEBUG else 1.0
+    newest = max(g.last_change for _, g in known)
+    most = max(g.changes for _, g in known) or 1
+    for i, g in known:
+        age_days = max(0.0, newest - g.last_change) / 86400.0
+        recency = math.exp(-age_days / weights.recency_days)
+        frequency = math.log1p(g.changes) / math.log1p(most)
+        boost[i] += factor * (weights.git_recency * recency + weights.git_frequency * frequency)
+    return boost
+
+
+def _chosen_first(index: Index, session: Session, scores: npt.NDArray[np.float64]) -> list[int]:
+    """File ids the user chose (focus in order, then pins by score), which rank first."""
+    ids = index.path_ids
+    focus = [ids[p] for p in session.focus if p in ids]
+    pins = sorted(
+        (ids[p] for p in session.pinned if p in ids and ids[p] not in focus),
+        key=lambda i: (-scores[i], i),
+    )
+    return focus + pins
+
+
+def _top(scores: npt.NDArray[np.float64], chosen: list[int], limit: int) -> npt.NDArray[np.int64]:
+    """Chosen files, then the best-scoring others (score desc, then path), up to limit."""
+    import numpy as np  # deliberate: see rank()
+
+    candidates = np.flatnonzero(scores > 0)
+    if chosen:
+        candidates = candidates[~np.isin(candidates, chosen)]
+    if len(candidates) > limit:
+        part = np.argpartition(-scores[candidates], limit - 1)[:limit]
+        candidates = candidates[part]
+    # files are sorted by path, so the file id is the path tie-break
+    order = candidates[np.lexsort((candidates, -scores[candidates]))]
+    return np.concatenate([np.array(chosen, dtype=np.int64), order.astype(np.int64)])
+

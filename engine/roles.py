@@ -1,0 +1,55 @@
+"""What part a file plays in a repository: code, test, doc, example, generated or config.
+
+Tests, docs and examples repeat the words of the code they describe, so a plain keyword
+score puts them above the implementation; ranking scales them down by role unless the
+question asks for them. The role comes from the path and the parse, once per index.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import IntEnum
+
+from engine.model import ParsedFile
+
+
+class Role(IntEnum):
+    """A file's part in the repository; the value indexes the ranking's prior table."""
+
+    CODE = 0
+    TEST = 1
+    DOC = 2
+    EXAMPLE = 3
+    GENERATED = 4
+    CONFIG = 5
+
+
+TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "testdata"})
+TEST_NAME = re.compile(
+    r"(^test_.*\.py$|_test\.(py|go|rb|c|cc|cpp)$|\.(test|spec)\.[jt]sx?$|^conftest\.py$"
+    r"|^Test.*\.java$|Tests?\.(java|cs|kt)$|_spec\.rb$|Test\.php$)"
+)
+EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
+DOC_DIRS = frozenset({"doc", "docs", "documentation"})
+DOC_NAMES = re.compile(r"^(changes|changelog|history|news|authors|contributing|license|readme)\b", re.I)
+PROSE = frozenset({"markdown", "rst"})
+CONFIG_EXTENSIONS = (
+    ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".xml", ".txt", ".csv", ".lock",
+)
+
+
+def classify(parsed: ParsedFile) -> Role:
+    """Return the role of a file from its path, language and generated marker."""
+    parts = parsed.path.lower().split("/")
+    name = parsed.path.rsplit("/", 1)[-1]
+    if parsed.generated:
+        return Role.GENERATED
+    if TEST_NAME.search(name) or any(p in TEST_DIRS for p in parts[:-1]):
+        return Role.TEST
+    if any(p in EXAMPLE_DIRS for p in parts[:-1]):
+        return Role.EXAMPLE
+    if parsed.language in PROSE or DOC_NAMES.match(name) or any(p in DOC_DIRS for p in parts[:-1]):
+        return Role.DOC
+    if parsed.language == "text" and name.lower().endswith(CONFIG_EXTENSIONS):
+        return Role.CONFIG
+    return Role.CODE

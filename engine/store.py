@@ -1,0 +1,202 @@
+"""The on-disk index cache: one `.npz` file per repository and encoding, no pickle.
+
+Everything lives in a single file so that writing it is atomic (temp file + rename): numpy
+arrays for the term rows and line token counts, and the per-file records as JSON stored in a
+byte array. `np.load(allow_pickle=False)` reads it back, so a hostile cache cannot run code.
+A file that is corrupt, truncated, of another format version, or made for another folder or
+encoding raises `StaleCache` with a one-line reason; the caller rebuilds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import CacheError
+from engine.index import TermRows
+from engine.model import (
+    Declaration,
+    DeclKind,
+    GitSignal,
+    Import,
+    ParsedFile,
+    SkippedFile,
+    SkipReason,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+FORMAT = "ctxtui-index"
+VERSION = 3
+"""Bump when the layout or the meaning of any stored number changes."""
+
+
+class StaleCache(Exception):
+    """The cache file cannot be used; the message says why in a few words."""
+
+
+@dataclass(slots=True)
+class CachedIndex:
+    """What a cache file holds: enough to rebuild the Index without re-parsing."""
+
+    root: str
+    """Folder the cache was made for."""
+    encoding: str
+    """Encoding of its token counts."""
+    files: list[ParsedFile]
+    """Parsed files, sorted by path."""
+    vocab: list[str]
+    """Term id -> word."""
+    rows: TermRows
+    """Term frequency rows over `files` and `vocab`."""
+    line_tokens: npt.NDArray[np.int64]
+    """Per-file prefix sums of tokens per line (see Index.line_tokens)."""
+    line_tokens_ptr: npt.NDArray[np.int64]
+    """Start of each file's run in line_tokens."""
+    skipped: list[SkippedFile]
+    """Files left out, with reasons."""
+    git_head: str | None
+    """HEAD commit the git signals were read at."""
+    git: dict[str, GitSignal]
+    """Git history per path."""
+
+
+def cache_file(cache_dir: Path, encoding: str) -> Path:
+    """Return the cache file for one encoding inside a repository's cache folder."""
+    return cache_dir / f"index-{encoding}.npz"
+
+
+def _declaration_to_list(d: Declaration) -> list[Any]:
+    return [
+        d.kind.value, d.name, d.qualified_name, d.signature, d.doc, d.start_line, d.end_line,
+        d.body_start_line, d.exported, d.depth, d.body_tokens, d.signature_tokens,
+    ]  # fmt: skip
+
+
+def _declaration_from_list(v: list[Any]) -> Declaration:
+    return Declaration(
+        DeclKind(v[0]), str(v[1]), str(v[2]), str(v[3]), str(v[4]), int(v[5]), int(v[6]),
+        int(v[7]), bool(v[8]), int(v[9]), int(v[10]), int(v[11]),
+    )  # fmt: skip
+
+
+def _file_to_dict(f: ParsedFile) -> dict[str, Any]:
+    return {
+        "p": f.path, "l": f.language, "s": f.size, "m": f.mtime_ns, "h": f.sha1, "n": f.lines,
+        "t": f.tokens, "e": [f.partial, f.replaced, f.generated],
+        "d": [_declaration_to_list(d) for d in f.declarations],
+        "i": [[i.raw, i.start_line, i.end_line, list(i.targets)] for i in f.imports],
+    }  # fmt: skip
+
+
+def _file_from_dict(v: dict[str, Any]) -> ParsedFile:
+    flags = v["e"]
+    return ParsedFile(
+        path=str(v["p"]), language=str(v["l"]), size=int(v["s"]), mtime_ns=int(v["m"]),
+        sha1=str(v["h"]), lines=int(v["n"]), tokens=int(v["t"]),
+        declarations=tuple(_declaration_from_list(d) for d in v["d"]),
+        imports=tuple(Import(str(i[0]), int(i[1]), int(i[2]), tuple(i[3])) for i in v["i"]),
+        partial=bool(flags[0]), replaced=bool(flags[1]), generated=bool(flags[2]),
+    )  # fmt: skip
+
+
+def save(path: Path, cached: CachedIndex) -> None:
+    """Write the cache atomically: a temporary file in the same folder, then a rename.
+
+    Raises:
+        CacheError: the folder cannot be created or written.
+    """
+    import numpy as np  # deliberate: numpy loads only when an index is saved or loaded
+
+    meta = {
+        "format": FORMAT, "version": VERSION, "root": cached.root, "encoding": cached.encoding,
+        "files": [_file_to_dict(f) for f in cached.files], "vocab": cached.vocab,
+        "skipped": [[s.path, s.reason.value, s.detail] for s in cached.skipped],
+        "git_head": cached.git_head,
+        "git": {p: [g.last_change, g.changes] for p, g in cached.git.items()},
+    }  # fmt: skip
+    blob = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode("utf-8"), dtype=np.uint8)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(
+                    fh, meta=blob, docs=cached.rows.docs, terms=cached.rows.terms,
+                    fields=cached.rows.fields, counts=cached.rows.counts,
+                    line_tokens=cached.line_tokens, line_tokens_ptr=cached.line_tokens_ptr,
+                )  # fmt: skip
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise CacheError(f"cannot write the index cache at {path.parent}: {exc.strerror}") from exc
+
+
+def load(path: Path, root: str, encoding: str) -> CachedIndex:
+    """Read a cache file made for `root` and `encoding`.
+
+    Raises:
+        FileNotFoundError: there is no cache yet.
+        StaleCache: the file is corrupt, truncated, foreign or of an older version.
+    """
+    import numpy as np  # deliberate: see save()
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                raise StaleCache("not a ctxtui index")
+            if meta.get("version") != VERSION:
+                raise StaleCache(f"made by another version (format {meta.get('version')})")
+            if meta.get("root") != root or meta.get("encoding") != encoding:
+                raise StaleCache("made for another folder or encoding")
+            rows = TermRows(
+                data["docs"].astype(np.int32), data["terms"].astype(np.int32),
+                data["fields"].astype(np.int8), data["counts"].astype(np.int32),
+            )  # fmt: skip
+            line_tokens = data["line_tokens"].astype(np.int64)
+            line_tokens_ptr = data["line_tokens_ptr"].astype(np.int64)
+        files = [_file_from_dict(f) for f in meta["files"]]
+        vocab = [str(t) for t in meta["vocab"]]
+        _check_shapes(rows, len(files), len(vocab), line_tokens, line_tokens_ptr)
+        return CachedIndex(
+            root=root, encoding=encoding, files=files, vocab=vocab, rows=rows,
+            line_tokens=line_tokens, line_tokens_ptr=line_tokens_ptr,
+            skipped=[SkippedFile(str(s[0]), SkipReason(s[1]), str(s[2])) for s in meta["skipped"]],
+            git_head=meta["git_head"],
+            git={str(p): GitSignal(float(g[0]), int(g[1])) for p, g in meta["git"].items()},
+        )  # fmt: skip
+    except FileNotFoundError:
+        raise
+    except StaleCache:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile) as exc:
+        raise StaleCache(f"unreadable ({type(exc).__name__})") from exc
+
+
+def _check_shapes(
+    rows: TermRows,
+    n_files: int,
+    n_terms: int,
+    line_tokens: npt.NDArray[np.int64],
+    line_tokens_ptr: npt.NDArray[np.int64],
+) -> None:
+    """Reject arrays that do not fit together (a truncated or edited cache)."""
+    n = len(rows.docs)
+    if not (len(rows.terms) == len(rows.fields) == len(rows.counts) == n):
+        raise StaleCache("term rows of different lengths")
+    if n and (int(rows.docs.max()) >= n_files or int(rows.terms.max()) >= n_terms):
+        raise StaleCache("term rows point past the file list")
+    if n and (int(rows.docs.min()) < 0 or int(rows.terms.min()) < 0):
+        raise StaleCache("negative ids in term rows")
+    if len(line_tokens_ptr) != n_files + 1 or int(line_tokens_ptr[-1]) != len(line_tokens):
+        raise StaleCache("line token table does not match the file list")

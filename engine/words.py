@@ -1,0 +1,221 @@
+"""Code-aware words: how questions and source text are reduced to index terms.
+
+`getUserSession`, `get_user_session` and `get-user-session` all give the parts get, user,
+session plus the whole identifier `getusersession`, so a camelCase question meets snake_case
+code. Parts are lightly stemmed (rotate, rotated, rotation -> rotat) and common programmer
+abbreviations are folded to one form (authentication -> auth). The same function serves the
+index and the query, so both sides always agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z][A-Za-z0-9_]*)*|[0-9]{3,}")
+"""Identifiers (kebab-case joined), and numbers of three or more digits (status codes, ports)."""
+
+CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+"""Parts of one identifier segment: HTTPServer -> HTTP, Server; getV2Name -> get, V, 2, Name."""
+
+STOP_WORDS = frozenset(
+    """
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can cannot could did do does doing done down during each either else
+etc even ever every few for from further had has have having he her here hers him his how however
+i if in into is it its itself just may me might more most much must my no nor not now of off on
+once only or other our ours out over own per please same shall she should since so some still
+such than that the their them then there these they this those though through thus to too under
+until up upon us very via was we were what when where whether which while who whom whose why will
+with within without would yet you your
+self cls def var let const elif nil none null undefined true false return end
+""".split()
+)
+"""English function words and the most common keywords; they carry no meaning in a search."""
+
+ABBREVIATIONS: dict[str, str] = {
+    "authentication": "auth",
+    "authenticate": "auth",
+    "authenticated": "auth",
+    "authorization": "auth",
+    "authorize": "auth",
+    "database": "db",
+    "configuration": "config",
+    "configure": "config",
+    "configured": "config",
+    "cfg": "config",
+    "conf": "config",
+    "directory": "dir",
+    "directories": "dir",
+    "message": "msg",
+    "messages": "msg",
+    "argument": "arg",
+    "arguments": "arg",
+    "args": "arg",
+    "parameter": "param",
+    "parameters": "param",
+    "params": "param",
+    "initialize": "init",
+    "initialise": "init",
+    "initialization": "init",
+    "application": "app",
+    "applications": "app",
+    "request": "req",
+    "requests": "req",
+    "response": "res",
+    "responses": "res",
+    "resp": "res",
+    "function": "func",
+    "functions": "func",
+    "fn": "func",
+    "environment": "env",
+    "repository": "repo",
+    "library": "lib",
+    "utility": "util",
+    "utilities": "util",
+    "utils": "util",
+    "specification": "spec",
+    "documentation": "doc",
+    "document": "doc",
+    "docs": "doc",
+    "property": "prop",
+    "properties": "prop",
+    "attribute": "attr",
+    "attributes": "attr",
+    "attrs": "attr",
+    "context": "ctx",
+    "command": "cmd",
+    "commands": "cmd",
+    "object": "obj",
+    "package": "pkg",
+    "source": "src",
+    "destination": "dest",
+    "dst": "dest",
+    "length": "len",
+    "previous": "prev",
+    "maximum": "max",
+    "minimum": "min",
+    "synchronous": "sync",
+    "asynchronous": "async",
+    "expression": "expr",
+    "reference": "ref",
+    "statistics": "stats",
+    "information": "info",
+    "implementation": "impl",
+    "template": "tmpl",
+    "templates": "tmpl",
+    "tpl": "tmpl",
+    "temporary": "tmp",
+    "temp": "tmp",
+    "password": "passwd",
+    "pwd": "passwd",
+    "string": "str",
+    "strings": "str",
+    "integer": "int",
+    "boolean": "bool",
+    "number": "num",
+    "value": "val",
+    "values": "val",
+    "variable": "var",
+    "variables": "var",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+}
+"""Long and short spellings programmers use for the same thing, folded to one index word."""
+
+_SUFFIXES_FIRST = ("ies", "ing", "ed", "es", "s")
+_SUFFIXES_SECOND = ("ion", "er", "e", "y")
+
+
+def stem(word: str) -> str:
+    """Strip common English endings so that inflections meet: handled, handler -> handl."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for suffix in _SUFFIXES_FIRST:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "ies":
+                word = word[:-3] + "y"
+            elif suffix == "es" and not word.endswith(("ses", "xes", "ches", "shes", "zes")):
+                word = word[:-1]  # "types" -> "type", but "classes" -> "class" below
+            elif suffix == "s" and word.endswith(("ss", "us", "is")):
+                pass
+            else:
+                word = word[: -len(suffix)]
+                if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2]:
+                    word = word[:-1]  # running -> run(n), stopped -> stop(p)
+            break
+    for suffix in _SUFFIXES_SECOND:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word
+
+
+def normalise_part(part: str) -> str | None:
+    """Turn one lower-case identifier part into its index word, or None for a stop word."""
+    if len(part) < 2 or part in STOP_WORDS:
+        return None
+    short = ABBREVIATIONS.get(part)
+    if short is not None:
+        return short
+    return stem(part)
+
+
+def split_identifier(identifier: str) -> list[str]:
+    """Split one identifier into lower-case parts: getHTTPResponse_v2 -> get, http, response, v, 2."""
+    parts: list[str] = []
+    for segment in re.split(r"[_\-]+", identifier):
+        if segment:
+            parts.extend(p.lower() for p in CAMEL_PARTS.findall(segment))
+    return parts
+
+
+def identifier_words(identifier: str) -> list[str]:
+    """Index words of one identifier: its normalised parts, then the whole identifier."""
+    parts = split_identifier(identifier)
+    words = [w for w in (normalise_part(p) for p in parts) if w is not None]
+    if len(parts) > 1:
+        whole = "".join(parts)
+        if len(whole) >= 3:
+            words.append(whole)
+    return words
+
+
+def words(text: str, cache: dict[str, list[str]] | None = None) -> list[str]:
+    """Return the index words of a text, in order, repeats kept (term frequency matters).
+
+    `cache` maps identifiers already split to their words; pass one dict per file (or per
+    worker) to avoid splitting the same identifier thousands of times.
+    """
+    if cache is None:
+        cache = {}
+    out: list[str] = []
+    for identifier in IDENTIFIER.findall(text):
+        found = cache.get(identifier)
+        if found is None:
+            found = identifier_words(identifier)
+            cache[identifier] = found
+        out.extend(found)
+    return out
+
+
+def count_words(text: str, cache: dict[str, list[str]] | None = None) -> Counter[str]:
+    """Count the index words of a text: each distinct identifier is split once."""
+    if cache is None:
+        cache = {}
+    counts: Counter[str] = Counter()
+    for identifier, n in Counter(IDENTIFIER.findall(text)).items():
+        found = cache.get(identifier)
+        if found is None:
+            found = identifier_words(identifier)
+            cache[identifier] = found
+        for word in found:
+            counts[word] += n
+    return counts
+
+
+def path_words(path: str) -> tuple[list[str], list[str]]:
+    """Return (file name words, folder words) of a relative POSIX path, extension dropped."""
+    folder, _, name = path.rpartition("/")
+    stem_name = name.split(".", 1)[0] if not name.startswith(".") else name
+    return words(stem_name), words(folder.replace("/", " "))
