@@ -1,0 +1,237 @@
+"""Gitignore patterns, compiled once to regexes and matched the way git matches them.
+
+Written here rather than taken from `pathspec` so the rules git documents (anchoring by any
+slash, `**` forms, directory-only patterns, negation, nested files relative to their folder,
+last match wins) are visible in one place and tested against git itself. The scan uses it for
+`.gitignore` files outside git, for `.ctxtuiignore` files and for `--exclude` globs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+_POSIX_CLASSES: dict[str, str] = {
+    "alnum": "a-zA-Z0-9",
+    "alpha": "a-zA-Z",
+    "blank": " \\t",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": " \\t\\n\\r\\f\\v",
+    "upper": "A-Z",
+    "xdigit": "0-9A-Fa-f",
+}
+"""Bracket classes git's wildmatch knows, as regex class bodies (ASCII, as in git)."""
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoreRule:
+    """One pattern line of an ignore file, compiled."""
+
+    pattern: str
+    """The line as written (after trailing spaces were trimmed)."""
+    base: str
+    """Folder of the ignore file, relative POSIX path from the root; "" at the root."""
+    negated: bool
+    """A `!` pattern: re-includes what an earlier rule excluded."""
+    dir_only: bool
+    """A pattern ending in `/`: matches folders only."""
+    regex: re.Pattern[str]
+    """Matches a path relative to `base` in full."""
+
+    def matches(self, path: str, is_dir: bool) -> bool:
+        """Tell whether this rule's pattern matches `path` (relative to the scan root)."""
+        if self.dir_only and not is_dir:
+            return False
+        if self.base:
+            if not path.startswith(self.base) or path[len(self.base) : len(self.base) + 1] != "/":
+                return False
+            path = path[len(self.base) + 1 :]
+        return self.regex.fullmatch(path) is not None
+
+
+def _strip_trailing_spaces(line: str) -> str:
+    """Drop trailing spaces unless escaped with a backslash, as git does."""
+    end = len(line)
+    while end > 0 and line[end - 1] == " ":
+        backslashes = 0
+        i = end - 2
+        while i >= 0 and line[i] == "\\":
+            backslashes += 1
+            i -= 1
+        if backslashes % 2 == 1:
+            break  # "\ " keeps that space (and the ones before it)
+        end -= 1
+    return line[:end]
+
+
+def _bracket(glob: str, start: int) -> tuple[str, int] | None:
+    """Translate the `[...]` starting at glob[start]; None when it is never closed."""
+    i = start + 1
+    negate = False
+    if i < len(glob) and glob[i] in "!^":
+        negate = True
+        i += 1
+    parts: list[str] = []
+    first = True
+    while i < len(glob):
+        ch = glob[i]
+        if ch == "]" and not first:
+            body = "".join(parts)
+            # A class never matches "/" (git's wildmatch with FNM_PATHNAME).
+            return (f"[^/{body}]" if negate else f"(?!/)[{body}]"), i + 1
+        first = False
+        if ch == "[" and glob.startswith("[:", i):
+            close = glob.find(":]", i + 2)
+            name = glob[i + 2 : close] if close != -1 else ""
+            if name in _POSIX_CLASSES:
+                parts.append(_POSIX_CLASSES[name])
+                i = close + 2
+                continue
+        if ch == "\\" and i + 1 < len(glob):
+            i += 1
+            ch = glob[i]
+        if ch == "-" and parts and i + 1 < len(glob) and glob[i + 1] != "]":
+            parts.append("-")
+        else:
+            parts.append(re.escape(ch))
+        i += 1
+    return None
+
+
+def glob_to_regex(glob: str) -> str:
+    """Translate a gitignore glob (no leading `/`, no trailing `/`) to a regex body.
+
+    `*` and `?` stop at `/`; `**` between slashes (or at either end) spans folders.
+    """
+    out: list[str] = []
+    i = 0
+    n = len(glob)
+    while i < n:
+        ch = glob[i]
+        if ch == "*":
+            j = i
+            while j < n and glob[j] == "*":
+                j += 1
+            stars = j - i
+            at_start = i == 0 or glob[i - 1] == "/"
+            at_end = j == n or glob[j] == "/"
+            if stars >= 2 and at_start and at_end:
+                if j == n:
+                    # "**" alone matches everything; "x/**" everything inside x.
+                    out.append(".*")
+                    i = j
+                else:
+                    out.append("(?:.*/)?")  # "**/": zero or more folders
+                    i = j + 1
+            else:
+                out.append("[^/]*")
+                i = j
+        elif ch == "?":
+            out.append("[^/]")
+            i += 1
+        elif ch == "[":
+            translated = _bracket(glob, i)
+            if translated is None:
+                out.append(re.escape("["))
+                i += 1
+            else:
+                out.append(translated[0])
+                i = translated[1]
+        elif ch == "\\" and i + 1 < n:
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(ch))
+            i += 1
+    return "".join(out)
+
+
+def compile_rule(line: str, base: str = "") -> IgnoreRule | None:
+    """Compile one line of an ignore file found in folder `base`; None for blanks and comments."""
+    line = line.rstrip("\r\n")
+    if not line or line.startswith("#"):
+        return None
+    line = _strip_trailing_spaces(line)
+    pattern = line
+    negated = False
+    if line.startswith("!"):
+        negated = True
+        line = line[1:]
+    elif line.startswith(("\\!", "\\#")):
+        line = line[1:]
+    dir_only = line.endswith("/") and not line.endswith("\\/")
+    if dir_only:
+        line = line.rstrip("/")
+    if not line:
+        return None
+    # Any slash left (leading or in the middle) anchors the pattern to the ignore file's folder.
+    anchored = "/" in line
+    line = line.lstrip("/") if anchored else line
+    if not line:
+        return None
+    body = glob_to_regex(line)
+    if not anchored:
+        body = "(?:.*/)?" + body
+    return IgnoreRule(pattern, base, negated, dir_only, re.compile(body, re.DOTALL))
+
+
+def parse_rules(text: str, base: str = "") -> tuple[IgnoreRule, ...]:
+    """Compile every pattern of an ignore file's text found in folder `base`."""
+    rules = (compile_rule(line, base) for line in text.splitlines())
+    return tuple(rule for rule in rules if rule is not None)
+
+
+class IgnoreMatcher:
+    """An ordered list of rules where the last matching rule decides, as in git.
+
+    Rules from shallower files come first, so deeper and later rules win. A matcher is
+    immutable: `extended` returns a new one, so a walk can keep one per folder cheaply.
+    """
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: Iterable[IgnoreRule] = ()) -> None:
+        self.rules: tuple[IgnoreRule, ...] = tuple(rules)
+        """Rules in order of increasing precedence."""
+
+    @classmethod
+    def from_patterns(cls, patterns: Sequence[str], base: str = "") -> IgnoreMatcher:
+        """Build a matcher from pattern lines (e.g. the CLI's --exclude globs)."""
+        return cls(parse_rules("\n".join(patterns), base))
+
+    def extended(self, rules: Sequence[IgnoreRule]) -> IgnoreMatcher:
+        """Return a matcher with `rules` added after (and over) the current ones."""
+        return IgnoreMatcher(self.rules + tuple(rules)) if rules else self
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def verdict(self, path: str, is_dir: bool) -> bool | None:
+        """Judge the entry alone, not its folders: True ignored, False re-included, None no rule."""
+        for rule in reversed(self.rules):
+            if rule.matches(path, is_dir):
+                return not rule.negated
+        return None
+
+    def ignored_at(self, path: str, is_dir: bool = False) -> str | None:
+        """Return the path of the first folder of `path` (or `path` itself) that is ignored.
+
+        A file under an ignored folder stays ignored whatever later rules say, because git
+        never looks inside an ignored folder; None when the path is kept.
+        """
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if self.verdict(folder, True):
+                return folder
+        return path if self.verdict(path, is_dir) else None
+
+    def is_ignored(self, path: str, is_dir: bool = False) -> bool:
+        """Tell whether `path` (relative POSIX, from the root) is ignored, folders included."""
+        return self.ignored_at(path, is_dir) is not None

@@ -1,0 +1,185 @@
+"""Exact token counts with tiktoken, from tables shipped in engine/data and never downloaded.
+
+`tiktoken.get_encoding` fetches its tables over the network on first use. ctxtui ships both
+tables (gzipped), checks each against tiktoken's published sha256 on load, parses the ranks
+itself and hands them to tiktoken's own constructor, so the pattern and special tokens stay
+tiktoken's: no network, no environment variables, no cache writes. Loading takes most of a
+second, so callers do it off the UI thread; `estimate_tokens` is the placeholder until then.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import hashlib
+import math
+import types
+import zlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from engine.errors import TokenizerError
+
+if TYPE_CHECKING:  # imported inside the functions that use them: import cost (deliberate)
+    import numpy as np
+    import numpy.typing as npt
+    import tiktoken
+
+ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
+"""Encodings ctxtui ships; the first is the default."""
+
+TABLE_SHA256: dict[str, str] = {
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+}
+"""sha256 of each uncompressed table, as tiktoken_ext.openai_public publishes it."""
+
+DATA_DIR = Path(__file__).parent / "data"
+"""Where the shipped `<name>.tiktoken.gz` tables live."""
+
+ESTIMATE_CHARS_PER_TOKEN = 3.0
+"""Placeholder ratio: over-estimates Python by ~35% and TS by ~19% (FACTS.md §2), rarely under."""
+
+ESTIMATE_CHARS_PER_TOKEN_LONG_LINES = 1.5
+"""Ratio for minified-looking text, where real files reach 1.6 chars per token (FACTS.md §2)."""
+
+LONG_LINE_CHARS = 500
+"""Average line length above which the long-line ratio applies."""
+
+
+class Tokenizer:
+    """A loaded encoding: counts tokens of texts and of each line of a text."""
+
+    __slots__ = ("_encoding", "_token_bytes", "name")
+
+    def __init__(self, name: str, encoding: tiktoken.Encoding, token_bytes: npt.NDArray[np.int64]):
+        self.name = name
+        """Encoding name, e.g. "o200k_base"."""
+        self._encoding = encoding
+        self._token_bytes = token_bytes
+        """Byte length of every ordinary token id, for mapping tokens back to lines."""
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens of `text` (special-token text counts as ordinary text)."""
+        return len(self._encoding.encode_ordinary(text))
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Return the token count of each text, encoded in tiktoken's thread pool."""
+        return [len(tokens) for tokens in self._encoding.encode_ordinary_batch(list(texts))]
+
+    def line_prefix_counts(self, text: str) -> npt.NDArray[np.int64]:
+        """Return tokens of lines 1..i at index i (index 0 is 0), from one encode of `text`.
+
+        Lines split on "\\n" only, a final line without "\\n" counts. Each token belongs to
+        the line holding its first byte, so the last element equals `count(text)` and a line
+        whose bytes all sit inside a token begun earlier counts 0.
+        """
+        import numpy as np  # deliberate: keeps `import engine` cheap
+
+        lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+        if not lines:
+            return np.zeros(1, dtype=np.int64)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates: tiktoken replaces them with U+FFFD before encoding; do the same
+            # so byte offsets agree.
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            data = text.encode("utf-8")
+        tokens = np.asarray(self._encoding.encode_ordinary(text), dtype=np.int64)
+        lengths = self._token_bytes[tokens]
+        starts = np.cumsum(lengths) - lengths
+        newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
+        line_starts = np.concatenate(([0], newlines + 1))[:lines]
+        # 1-based line of each token: how many line starts lie at or before its first byte.
+        token_lines = np.searchsorted(line_starts, starts, side="right")
+        per_line = np.bincount(token_lines, minlength=lines + 1)[: lines + 1]
+        per_line[0] = 0
+        return np.cumsum(per_line, dtype=np.int64)
+
+
+def load_tokenizer(name: str = "o200k_base", data_dir: Path | None = None) -> Tokenizer:
+    """Load a shipped encoding after checking its table's sha256; never touches the network.
+
+    Args:
+        name: one of ENCODINGS.
+        data_dir: folder holding `<name>.tiktoken.gz`; the shipped one by default.
+
+    Raises:
+        TokenizerError: unknown encoding, missing or unreadable table, or a hash mismatch.
+    """
+    import numpy as np  # deliberate: tiktoken and numpy cost ~0.1 s to import
+    import tiktoken
+
+    if name not in ENCODINGS:
+        raise TokenizerError(f"unknown encoding {name!r}; choose one of {', '.join(ENCODINGS)}")
+    ranks = _read_ranks(name, (data_dir or DATA_DIR) / f"{name}.tiktoken.gz")
+    encoding = tiktoken.Encoding(**_constructor_args(name, ranks))
+    token_bytes = np.zeros(max(ranks.values()) + 1, dtype=np.int64)
+    token_bytes[np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))] = np.fromiter(
+        map(len, ranks.keys()), dtype=np.int64, count=len(ranks)
+    )
+    return Tokenizer(name, encoding, token_bytes)
+
+
+def estimate_tokens(text: str) -> int:
+    """Guess a token count from characters; a placeholder shown as "≈", never for budgets."""
+    if not text:
+        return 0
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    ratio = (
+        ESTIMATE_CHARS_PER_TOKEN_LONG_LINES
+        if len(text) / lines > LONG_LINE_CHARS
+        else ESTIMATE_CHARS_PER_TOKEN
+    )
+    return math.ceil(len(text) / ratio)
+
+
+def _read_ranks(name: str, path: Path) -> dict[bytes, int]:
+    """Gunzip a table, check its sha256, and parse its `base64-token rank` lines."""
+    try:
+        raw = gzip.decompress(path.read_bytes())
+    except FileNotFoundError:
+        raise TokenizerError(f"tokenizer table missing: {path}") from None
+    except (OSError, EOFError, zlib.error) as error:
+        raise TokenizerError(f"tokenizer table unreadable: {path} ({error})") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != TABLE_SHA256[name]:
+        raise TokenizerError(f"tokenizer table {path} fails its sha256 check (got {digest[:12]}…)")
+    ranks: dict[bytes, int] = {}
+    try:
+        for line in raw.splitlines():
+            if line:
+                token, rank = line.split()
+                ranks[base64.b64decode(token, validate=True)] = int(rank)
+    except (ValueError, binascii.Error) as error:  # unreachable once the hash matched
+        raise TokenizerError(f"tokenizer table {path} is malformed ({error})") from None
+    return ranks
+
+
+def _constructor_args(name: str, ranks: dict[bytes, int]) -> dict[str, Any]:
+    """Run tiktoken's own constructor for `name` with `ranks` in place of its download.
+
+    The constructor is re-created with a private `load_tiktoken_bpe` in its globals instead of
+    patching the module attribute, so two encodings can load in two threads at once and
+    tiktoken's module is never changed. The hash tiktoken asks for must be ours.
+    """
+    from tiktoken_ext import openai_public  # deliberate: part of tiktoken's import cost
+
+    def offline_ranks(_url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        if expected_hash != TABLE_SHA256[name]:
+            raise TokenizerError(f"tiktoken expects another table for {name}")
+        return ranks
+
+    constructor = cast(types.FunctionType, openai_public.ENCODING_CONSTRUCTORS[name])
+    rebound = types.FunctionType(
+        constructor.__code__,
+        {**constructor.__globals__, "load_tiktoken_bpe": offline_ranks},
+        constructor.__name__,
+        constructor.__defaults__,
+        constructor.__closure__,
+    )
+    build = cast(Callable[[], dict[str, Any]], rebound)
+    return build()
