@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from engine.analyse import read_text as read_file_text
 from engine.levels import level_tokens
-from engine.model import Format, Index, Level, Plan, PlanEntry, PlanLimits, Ranking, Rendered, Session
+from engine.model import Format, Index, Level, Plan, PlanLimits, Ranking, Rendered, Session
 from engine.plan import plan
 from engine.render import TokenCounter, render
 
@@ -23,8 +23,12 @@ STEP_DOWN: dict[Level, Level] = {
     Level.OUTLINE: Level.OFF,
 }
 """The next smaller level of each level."""
-RETRY_SLACK = 0.08
+RETRY_SLACK = 0.06
 """Re-plan when the measured pack uses less than (1 - this) of the budget."""
+FORMAT_COST: dict[Format, float] = {Format.MARKDOWN: 1.0, Format.XML: 1.03, Format.JSON: 1.2}
+"""First guess of each format's cost per content token; corrected by measurement."""
+MAX_REPLANS = 4
+"""Plan-render-measure rounds when rescaling the planning target."""
 MAX_ROUNDS = 24
 """Render-and-measure rounds at most; each steps several files down."""
 
@@ -55,27 +59,39 @@ def pack(
             texts[path] = text
         return text
 
-    def fitted(target: int) -> tuple[Plan, Rendered]:
-        draft = plan(ranking, index, target, session, limits, line_numbers=line_numbers)
-        draft = replace(draft, budget=budget)
-        return fit(draft, index, budget, fmt, counter, cached_read, line_numbers)
+    def attempt(factor: float) -> tuple[Plan, Rendered]:
+        draft = plan(
+            ranking, index, budget, session, limits, line_numbers=line_numbers,
+            cost_factor=factor,
+        )  # fmt: skip
+        return draft, render(
+            draft, index, fmt, counter=counter, read_text=cached_read, line_numbers=line_numbers
+        )
 
-    best_plan, best = fitted(budget)
-    target = budget
-    for _ in range(2):
-        if best.tokens >= budget * (1 - RETRY_SLACK) or best_plan.over_budget:
+    # The planner's estimates cover file contents, not the format's own cost (JSON escapes
+    # every newline and quote, XML every angle bracket): measure, correct the cost factor,
+    # plan again, and keep the fullest pack that fits. Stepping files down is the last resort.
+    factor = FORMAT_COST[fmt]
+    best: tuple[Plan, Rendered] | None = None
+    for _ in range(MAX_REPLANS):
+        draft, rendered = attempt(factor)
+        if rendered.tokens <= budget and (best is None or rendered.tokens > best[1].tokens):
+            best = (draft, rendered)
+        if draft.over_budget or budget * (1 - RETRY_SLACK) <= rendered.tokens <= budget:
             break
-        target += budget - best.tokens
-        candidate_plan, candidate = fitted(target)
-        if candidate.tokens <= budget and candidate.tokens > best.tokens:
-            best_plan, best = candidate_plan, candidate
-        else:
+        if draft.total_tokens <= 0 or rendered.tokens <= 0:
             break
-    return best_plan, best
+        factor *= rendered.tokens / draft.total_tokens
+        if rendered.tokens > budget:
+            factor *= 1.02  # aim a little under, so the next round lands inside
+    if best is None:
+        best = fit(draft, rendered, index, budget, fmt, counter, cached_read, line_numbers)
+    return _exact(*best)
 
 
 def fit(
     draft: Plan,
+    rendered: Rendered,
     index: Index,
     budget: int,
     fmt: Format,
@@ -83,9 +99,9 @@ def fit(
     read_text: Callable[[str], str],
     line_numbers: bool,
 ) -> tuple[Plan, Rendered]:
-    """Render `draft`; while over budget, step the lowest-ranked automatic files down."""
+    """While the rendering of `draft` is over budget, step the lowest-ranked automatic
+    files down a level and render again."""
     current = draft
-    rendered = render(current, index, fmt, counter=counter, read_text=read_text, line_numbers=line_numbers)
     for _ in range(MAX_ROUNDS):
         if rendered.tokens <= budget:
             break
@@ -93,18 +109,18 @@ def fit(
         if stepped is None:
             break  # only the user's own choices are left
         current = stepped
-        rendered = render(current, index, fmt, counter=counter, read_text=read_text, line_numbers=line_numbers)
-    exact = replace(
-        current,
-        total_tokens=rendered.tokens,
-        exact=True,
-        entries=tuple(
-            replace(e, tokens=t) for e, t in zip(current.entries, rendered.file_tokens, strict=True)
+        rendered = render(
+            current, index, fmt, counter=counter, read_text=read_text, line_numbers=line_numbers
         )
-        if len(rendered.file_tokens) == len(current.entries)
-        else current.entries,
-    )
-    return exact, rendered
+    return current, rendered
+
+
+def _exact(current: Plan, rendered: Rendered) -> tuple[Plan, Rendered]:
+    """The plan with the measured totals and per-file token counts of its rendering."""
+    entries = current.entries
+    if len(rendered.file_tokens) == len(entries):
+        entries = tuple(replace(e, tokens=t) for e, t in zip(entries, rendered.file_tokens, strict=True))
+    return replace(current, entries=entries, total_tokens=rendered.tokens, exact=True), rendered
 
 
 def _step_down(current: Plan, index: Index, excess: int, line_numbers: bool) -> Plan | None:
@@ -133,5 +149,3 @@ def _step_down(current: Plan, index: Index, excess: int, line_numbers: bool) -> 
     kept = tuple(e for e in entries if e.level is not Level.OFF)
     return replace(current, entries=kept, total_tokens=current.total_tokens - saved)
 
-
-__all__ = ["PlanEntry", "pack"]

@@ -49,9 +49,15 @@ def plan(
     limits: PlanLimits = PlanLimits(),
     *,
     line_numbers: bool = False,
+    cost_factor: float = 1.0,
 ) -> Plan:
-    """Pick a level per ranked file to fit `budget` tokens (an estimate; see engine.pack)."""
-    costs = _Costs(index, line_numbers)
+    """Pick a level per ranked file to fit `budget` tokens (an estimate; see engine.pack).
+
+    Args:
+        cost_factor: multiplies every estimated content cost; engine.pack sets it from the
+            measured cost of the output format (JSON escaping makes content ~20 % dearer).
+    """
+    costs = _Costs(index, line_numbers, cost_factor)
     candidates = [
         _Candidate(r, i + 1) for i, r in enumerate(ranking.files[: limits.max_candidates])
     ]
@@ -124,11 +130,12 @@ def plan(
 class _Costs:
     """Level costs of candidate files, each computed once per plan."""
 
-    __slots__ = ("index", "line_numbers", "memo")
+    __slots__ = ("factor", "index", "line_numbers", "memo")
 
-    def __init__(self, index: Index, line_numbers: bool) -> None:
+    def __init__(self, index: Index, line_numbers: bool, factor: float) -> None:
         self.index = index
         self.line_numbers = line_numbers
+        self.factor = factor
         self.memo: dict[tuple[int, Level], int] = {}
 
     def of(self, c: _Candidate, level: Level) -> int:
@@ -139,6 +146,7 @@ class _Costs:
                 self.index, c.ranked.file_id, level, c.ranked.matched_declarations,
                 line_numbers=self.line_numbers,
             )  # fmt: skip
+            cost = int(cost * self.factor + 0.5)
             self.memo[key] = cost
         return cost
 

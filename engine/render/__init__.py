@@ -1,0 +1,135 @@
+"""Render a plan as Markdown, XML or JSON, measured exactly.
+
+One function feeds stdout, files, the app's preview and the clipboard, so what the user sees is
+what gets copied. The total printed inside a pack is the token count of that very text: format,
+count, re-format with the count, until the number is stable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol
+
+from engine.levels import line_comment, render_level
+from engine.model import Format, Index, Plan, PlanEntry, Rendered
+from engine.render.to_json import to_json
+from engine.render.to_markdown import to_markdown
+from engine.render.to_xml import to_xml
+from engine.render.view import FileView, PackView, repo_name
+
+FORMATTERS: dict[Format, Callable[[PackView], str]] = {
+    Format.MARKDOWN: to_markdown,
+    Format.XML: to_xml,
+    Format.JSON: to_json,
+}
+"""The formatter of each format."""
+
+SETTLE_ROUNDS = 4
+"""Format-and-count rounds before searching near the last count; 2 almost always suffice."""
+SETTLE_SPAN = 8
+"""How far either side of the last count that search looks for a self-consistent total."""
+
+
+class TokenCounter(Protocol):
+    """Anything that counts tokens of text in a named encoding (engine.tokens.Tokenizer)."""
+
+    @property
+    def name(self) -> str:
+        """Encoding name, printed in the pack."""
+        ...
+
+    def count(self, text: str) -> int:
+        """Return the exact number of tokens of `text`."""
+        ...
+
+
+def render(
+    plan: Plan,
+    index: Index,
+    fmt: Format,
+    *,
+    counter: TokenCounter,
+    read_text: Callable[[str], str],
+    line_numbers: bool = False,
+) -> Rendered:
+    """Render `plan` in `fmt`; Rendered.tokens is the exact count of Rendered.text.
+
+    Args:
+        read_text: returns a file's decoded text from its relative path.
+        line_numbers: prefix source lines with their numbers.
+    """
+    files = tuple(
+        _file_view(entry, index, counter, read_text, line_numbers) for entry in plan.entries
+    )
+    pack = PackView(
+        query=plan.query,
+        root=repo_name(index.root),
+        budget=plan.budget,
+        encoding=counter.name,
+        total_tokens=sum(file.tokens for file in files),
+        files=files,
+    )
+    text, tokens = settle_total(pack, FORMATTERS[fmt], counter)
+    return Rendered(
+        text=text, fmt=fmt, tokens=tokens, files=len(files),
+        file_tokens=tuple(file.tokens for file in files),
+    )  # fmt: skip
+
+
+def _file_view(
+    entry: PlanEntry,
+    index: Index,
+    counter: TokenCounter,
+    read_text: Callable[[str], str],
+    line_numbers: bool,
+) -> FileView:
+    file = index.files[entry.file_id]
+    try:
+        text = read_text(entry.path)
+    except OSError as error:  # vanished or unreadable since indexing: say so in the pack
+        comment = line_comment(file.language)
+        note = f"… file could not be read: {error.strerror or error}"
+        content = f"{comment} {note}\n" if comment else note + "\n"
+    else:
+        content = render_level(
+            file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
+        )
+    return FileView(
+        path=entry.path,
+        language=file.language,
+        level=entry.level,
+        pinned=entry.pinned,
+        score=entry.score,
+        reasons=entry.reasons,
+        content=content,
+        tokens=counter.count(content),
+    )
+
+
+def settle_total(
+    pack: PackView, format_pack: Callable[[PackView], str], counter: TokenCounter
+) -> tuple[str, int]:
+    """Format `pack` with a total_tokens equal to the count of the formatted text itself.
+
+    Returns the text and its exact count. If no self-consistent total exists near the count
+    (a digit more can cost a token less), the last text is returned with its true count.
+    """
+    total = pack.total_tokens
+    text, count = "", -1
+    for _ in range(SETTLE_ROUNDS):
+        text = format_pack(replace(pack, total_tokens=total))
+        count = counter.count(text)
+        if count == total:
+            return text, count
+        total = count
+    for candidate in sorted(
+        range(count - SETTLE_SPAN, count + SETTLE_SPAN + 1), key=lambda n: abs(n - count)
+    ):
+        trial = format_pack(replace(pack, total_tokens=candidate))
+        if counter.count(trial) == candidate:
+            return trial, candidate
+    return text, count
+
+
+__all__ = ["FORMATTERS", "TokenCounter", "render", "settle_total"]

@@ -1,0 +1,38 @@
+"""The JSON pack of DESIGN §8, for scripts and tools: stable key order, indent 2, UTF-8 kept."""
+
+from __future__ import annotations
+
+import json
+
+from engine.render.view import FileView, PackView
+
+SCORE_DIGITS = 4
+"""Scores are rounded so the same ranking always prints the same digits."""
+
+
+def to_json(pack: PackView) -> str:
+    """Format a pack as JSON (keys in the documented order)."""
+    document = {
+        "query": pack.query,
+        "root": pack.root,
+        "budget": pack.budget,
+        "encoding": pack.encoding,
+        "total_tokens": pack.total_tokens,
+        "files": [_file_object(file) for file in pack.files],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _file_object(file: FileView) -> dict[str, object]:
+    return {
+        "path": file.path,
+        "level": file.level.value,
+        "tokens": file.tokens,
+        "score": round(file.score, SCORE_DIGITS),
+        "pinned": file.pinned,
+        "reasons": [
+            {"kind": reason.kind.value, "detail": reason.detail, "fields": list(reason.fields)}
+            for reason in file.reasons
+        ],
+        "content": file.content,
+    }

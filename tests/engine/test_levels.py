@@ -1,0 +1,339 @@
+"""Levels of detail on hand-built parses: exact kept lines, markers with exact ranges, outlines,
+and estimates held against the text they estimate."""
+
+# ruff: noqa: RUF001  (the markers' en dash in "lines 40-88" is the output under test)
+
+from __future__ import annotations
+
+import pytest
+from test_levels_cases import (
+    CASES,
+    PY_SOURCE,
+    REPO,
+    WordCounter,
+    build_fixture,
+    decl,
+    line_prefix,
+    make_index,
+    parsed_file,
+)
+
+from engine.levels import available_levels, level_tokens, render_level
+from engine.model import DeclKind, Index, Level, ParsedFile
+
+
+@pytest.fixture(scope="module")
+def fixture() -> tuple[Index, dict[str, str]]:
+    return build_fixture()
+
+
+def focused(fixture: tuple[Index, dict[str, str]], path: str, *matched: int, **kw: int) -> str:
+    index, texts = fixture
+    file = index.files[index.path_ids[path]]
+    return render_level(file, texts[path], Level.FOCUSED, matched, **kw)  # type: ignore[arg-type]
+
+
+def outline(fixture: tuple[Index, dict[str, str]], path: str) -> str:
+    index, texts = fixture
+    return render_level(index.files[index.path_ids[path]], texts[path], Level.OUTLINE)
+
+
+def test_full_is_the_text_and_off_is_empty(fixture: tuple[Index, dict[str, str]]) -> None:
+    index, texts = fixture
+    file = index.files[index.path_ids["store.py"]]
+    assert render_level(file, texts["store.py"], Level.FULL) == PY_SOURCE
+    assert render_level(file, texts["store.py"], Level.OFF) == ""
+
+
+def test_full_with_line_numbers_pads_to_the_widest_number(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    index, texts = fixture
+    file = index.files[index.path_ids["store.py"]]
+    lines = render_level(file, texts["store.py"], Level.FULL, line_numbers=True).split("\n")
+    assert lines[0] == ' 1 | """Session storage for the web app."""'
+    assert lines[1] == " 2 |"
+    assert lines[36] == "37 |     return store"
+
+
+def test_focused_keeps_the_matched_method_whole_under_its_class_signature(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    assert (
+        focused(fixture, "store.py", 2)
+        == '''\
+"""Session storage for the web app."""
+
+import os
+from typing import (
+    Any,
+    Optional,
+)
+
+TIMEOUT = 30
+
+
+class SessionStore:
+    """Keep sessions in memory."""
+
+    def __init__(self, path: str) -> None:
+        # … lines 16–17 omitted
+
+    def get_session(self, key: str) -> Optional[Any]:
+        """Return the session stored under key."""
+        value = self.items.get(key)
+        if value is None:
+            return None
+        return value
+
+    def save(self, key: str, value: Any) -> None:
+        # … lines 27–28 omitted
+
+
+@cached
+def load_store(
+    path: str,
+) -> SessionStore:
+    # … lines 35–37 omitted
+'''
+    )
+
+
+def test_focused_uses_the_languages_comment_for_markers(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    assert (
+        focused(fixture, "loader.js", 3)
+        == """\
+import { readFile } from "fs";
+import path from "path";
+
+/** Parse a config file. */
+export function parseConfig(text) {
+  // … lines 6–8 omitted
+
+export class Loader {
+  constructor(root) {
+    // … lines 12–13 omitted
+
+  async load(name) {
+    const file = path.join(this.root, name);
+    const text = await readFile(file, "utf8");
+    return parseConfig(text);
+  }
+}
+
+const helper = (x) => x * 2;
+"""
+    )
+
+
+def test_focused_without_a_match_shows_imports_and_every_signature(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    assert (
+        focused(fixture, "store.go")
+        == """\
+package store
+
+import (
+\t"errors"
+\t"fmt"
+)
+
+// ErrMissing is returned for unknown keys.
+var ErrMissing = errors.New("missing")
+
+// Store keeps values by key.
+type Store struct {
+\t// … lines 13–16 omitted
+func (s *Store) Get(
+\tkey string,
+) (string, error) {
+\t// … lines 20–25 omitted
+
+func newStore() *Store {
+\t// … lines 28–29 omitted
+"""
+    )
+
+
+def test_focused_cuts_a_long_matched_declaration_with_a_marker(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    text = focused(fixture, "loader.js", 3, max_matched_lines=3)
+    assert "  async load(name) {\n    const file = path.join(this.root, name);\n" in text
+    assert '    const text = await readFile(file, "utf8");\n' in text
+    assert "    // … lines 18–20 omitted\n\nconst helper" in text
+    assert "return parseConfig" not in text
+
+
+def test_focused_cuts_at_80_lines_by_default() -> None:
+    body = "".join(f"    x{n} = {n}\n" for n in range(1, 101))
+    text = "def big():\n" + body
+    prefix = line_prefix(text, WordCounter())
+    file = parsed_file(
+        "big.py", "python", text,
+        (decl(DeclKind.FUNCTION, "big", "def big():", (1, 2, 101)),), (), prefix,
+    )  # fmt: skip
+    out = render_level(file, text, Level.FOCUSED, (0,))
+    assert out.endswith("    x79 = 79\n    # … lines 81–101 omitted\n")
+    assert len(out.split("\n")) == 82  # 80 kept lines, the marker, the final newline
+
+
+def test_focused_markdown_keeps_matched_sections_and_other_headings(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    assert (
+        focused(fixture, "GUIDE.md", 1)
+        == """\
+# Guide
+
+… lines 3–4 omitted
+
+## Install
+
+Run pip install.
+Then run it.
+
+## Configure
+
+… lines 13–14 omitted
+
+### Advanced
+
+… lines 18–19 omitted
+"""
+    )
+
+
+def test_focused_of_a_file_without_declarations_is_its_head(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    text = focused(fixture, "notes.txt")
+    assert text.endswith("note 40\n… lines 41–60 omitted\n")
+    assert text.count("\n") == 41
+
+
+def test_focused_line_numbers_leave_markers_unnumbered(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    text = focused(fixture, "store.py", 2, line_numbers=True)
+    assert "15 |     def __init__(self, path: str) -> None:\n" in text
+    assert "   |         # … lines 16–17 omitted\n" in text
+
+
+def test_focused_never_duplicates_and_keeps_source_order(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    # Everything matched at once: nested ranges overlap and must merge.
+    text = focused(fixture, "store.py", 0, 1, 2, 3, 4)
+    assert text == PY_SOURCE
+
+
+def test_outline_nests_by_depth_with_doc_sentences(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    assert (
+        outline(fixture, "store.py")
+        == """\
+class SessionStore:  # Keep sessions in memory.
+  def __init__(self, path: str) -> None:
+  def get_session(self, key: str) -> Optional[Any]:  # Return the session stored under key.
+  def save(self, key: str, value: Any) -> None:
+def load_store(path: str) -> SessionStore:  # Build a store for path.
+"""
+    )
+    assert outline(fixture, "store.go").splitlines()[2] == (
+        "func (s *Store) Get(key string) (string, error)  // Get returns the value for key."
+    )
+
+
+def test_outline_of_markdown_is_its_headings(fixture: tuple[Index, dict[str, str]]) -> None:
+    assert outline(fixture, "GUIDE.md") == "# Guide\n## Install\n## Configure\n### Advanced\n"
+
+
+def huge_file(count: int) -> ParsedFile:
+    decls = tuple(
+        decl(
+            DeclKind.METHOD if n % 3 else DeclKind.CLASS,
+            f"name{n}",
+            f"def name{n}(self):" if n % 3 else f"class Name{n}:",
+            (n + 1, n + 1, n + 1),
+            depth=0 if n % 3 == 0 else (1 if n % 3 == 1 else 2),
+            exported=n % 2 == 0,
+        )
+        for n in range(count)
+    )
+    return ParsedFile("huge.py", "python", 0, 0, "", count, count * 5, decls, ())
+
+
+def test_outline_of_a_huge_file_keeps_only_exported_shallow_declarations() -> None:
+    file = huge_file(240)
+    lines = render_level(file, "", Level.OUTLINE).splitlines()
+    shown = [d for d in file.declarations if d.exported and d.depth <= 1]
+    assert len(lines) == len(shown) + 1
+    assert lines[0] == "class Name0:" and lines[1] == "  def name4(self):"
+    assert lines[-1] == f"# … {240 - len(shown)} private or nested declarations omitted"
+    assert len(render_level(huge_file(150), "", Level.OUTLINE).splitlines()) == 150
+
+
+def test_level_tokens_full_and_off_come_from_the_cache(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    index, _ = fixture
+    file_id = index.path_ids["store.py"]
+    assert level_tokens(index, file_id, Level.FULL) == index.files[file_id].tokens
+    assert level_tokens(index, file_id, Level.OFF) == 0
+
+
+@pytest.mark.parametrize("path", sorted(CASES))
+@pytest.mark.parametrize("level", [Level.FOCUSED, Level.OUTLINE])
+def test_level_tokens_estimates_the_fake_count_closely(
+    fixture: tuple[Index, dict[str, str]], path: str, level: Level
+) -> None:
+    index, texts = fixture
+    file_id = index.path_ids[path]
+    file = index.files[file_id]
+    matched = (len(file.declarations) - 1,) if file.declarations else ()
+    real = WordCounter().count(render_level(file, texts[path], level, matched))
+    estimate = level_tokens(index, file_id, level, matched)
+    # Word counts split markers and signatures more finely than BPE, so the bound is looser
+    # than the ±15 % held against the real tokenizer below.
+    assert real * 0.6 <= estimate <= real * 1.5 + 10
+
+
+def test_available_levels_drop_what_would_not_save_anything(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    index, _ = fixture
+    by_path = {f.path: available_levels(f) for f in index.files}
+    assert by_path["store.py"] == (Level.FULL, Level.FOCUSED, Level.OUTLINE, Level.OFF)
+    assert by_path["notes.txt"] == (Level.FULL, Level.FOCUSED, Level.OFF)  # no outline
+    short_text = ParsedFile("a.txt", "text", 90, 0, "", 45, 90, (), ())  # 40 of 45 kept
+    assert available_levels(short_text) == (Level.FULL, Level.OFF)
+
+
+REAL_FILES = ("engine/model.py", "engine/levels.py", "engine/render/to_xml.py")
+
+
+def test_level_tokens_is_within_15_percent_of_the_real_tokenizer() -> None:
+    tokens = pytest.importorskip("engine.tokens")
+    extract = pytest.importorskip("engine.parse.extract")
+    tokenizer = tokens.load_tokenizer("o200k_base")
+    parser = extract.SourceParser()
+    files, prefixes, texts = [], [], []
+    for path in REAL_FILES:
+        text = (REPO / path).read_text(encoding="utf-8")
+        prefix = [int(n) for n in tokenizer.line_prefix_counts(text)]
+        structure = parser.parse(text, "python", path)
+        files.append(parsed_file(path, "python", text, structure.declarations,
+                                 structure.imports, prefix))  # fmt: skip
+        prefixes.append(prefix)
+        texts.append(text)
+    index = make_index(files, prefixes)
+    for file_id, file in enumerate(index.files):
+        for level, matched in ((Level.FOCUSED, ()), (Level.FOCUSED, (2, 5)), (Level.OUTLINE, ())):
+            real = tokenizer.count(render_level(file, texts[file_id], level, matched))
+            estimate = level_tokens(index, file_id, level, matched)
+            assert real * 0.85 <= estimate <= real * 1.15, (file.path, level, matched)
