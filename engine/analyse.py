@@ -1,8 +1,10 @@
-"""Read and analyse one file: sniff, decode, parse, count tokens and collect index words.
+"""Read and analyse one file: sniff, decode, parse, collect index words, count tokens.
 
-This is the unit of work of the first index, run in worker processes (tree-sitter holds the
-GIL, so threads do not help). A worker keeps one parser and one tokenizer for its lifetime,
-set up by `start_worker`; the same `analyse_file` runs in-process for small refreshes.
+Parsing is the unit of work of the first index, run in worker processes (tree-sitter holds
+the GIL, so threads do not help); each worker keeps one parser for its lifetime. Token
+counting happens in the main process (`count_tokens`) as batches come back: the tokenizer's
+tables take 0.4 s to load, which the main process does once while the workers parse, instead
+of every worker paying it.
 """
 
 from __future__ import annotations
@@ -41,24 +43,33 @@ class Analysis:
     """Prefix sums of tokens per line, starting with 0."""
 
 
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A file parsed, before its tokens are counted: what a worker sends back."""
+
+    file: ParsedFile
+    """The parsed record; token counts still 0."""
+    field_words: tuple[tuple[tuple[str, int], ...], ...]
+    """For each field in FIELDS order, (word, count) pairs."""
+    text: str
+    """The decoded text, for counting tokens."""
+
+
 @dataclass(slots=True)
 class Analyser:
-    """The tools one process needs to analyse files: a parser and a tokenizer."""
+    """What one process keeps between files: a parser and the identifier cache."""
 
     parser: SourceParser
     """Keeps compiled tree-sitter queries between files."""
-    tokenizer: Tokenizer
-    """Counts tokens in the index's encoding."""
     word_cache: dict[str, list[str]] = field(default_factory=dict)
     """Identifier -> index words, shared by every file this process analyses."""
 
     @classmethod
-    def create(cls, encoding: str) -> Analyser:
-        """Load the parser table and the tokenizer (about 0.5-1 s, once per process)."""
+    def create(cls) -> Analyser:
+        """Load the parser table (tree-sitter and its grammars load lazily per language)."""
         from engine.parse.extract import SourceParser  # deliberate: tree-sitter loads here
-        from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
 
-        return cls(SourceParser(), load_tokenizer(encoding))
+        return cls(SourceParser())
 
 
 class _WorkerState:
@@ -71,12 +82,12 @@ class _WorkerState:
     analyser: Analyser | None = None
 
 
-def start_worker(encoding: str) -> None:
+def start_worker() -> None:
     """Pool initializer: build this worker process's analyser."""
-    _WorkerState.analyser = Analyser.create(encoding)
+    _WorkerState.analyser = Analyser.create()
 
 
-def analyse_in_worker(root: str, sources: list[SourceFile]) -> list[Analysis | SkippedFile]:
+def analyse_in_worker(root: str, sources: list[SourceFile]) -> list[Parsed | SkippedFile]:
     """Analyse a batch of files inside a pool worker."""
     analyser = _WorkerState.analyser
     assert analyser is not None, "start_worker must run first"
@@ -101,8 +112,9 @@ def sha1_of(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
-def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis | SkippedFile:
-    """Read, sniff, decode, parse and count one file. Never raises for a bad file."""
+def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Parsed | SkippedFile:
+    """Read, sniff, decode and parse one file, and collect its words. Never raises for a
+    bad file."""
     from engine.scan import is_generated, sniff_content  # deliberate: keeps import light
 
     data = read_source(root, source)
@@ -114,17 +126,15 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis 
     text = data.decode("utf-8", errors="replace")
     replaced = "\ufffd" in text and b"\xef\xbf\xbd" not in data
     structure = analyser.parser.parse(text, source.language, source.path)
-    prefix = analyser.tokenizer.line_prefix_counts(text)
-    declarations = tuple(_with_tokens(d, prefix) for d in structure.declarations)
     parsed = ParsedFile(
         path=source.path,
         language=source.language,
         size=len(data),
         mtime_ns=source.mtime_ns,
         sha1=sha1_of(data),
-        lines=len(prefix) - 1,
-        tokens=int(prefix[-1]),
-        declarations=declarations,
+        lines=0,
+        tokens=0,
+        declarations=structure.declarations,
         imports=structure.imports,
         partial=structure.partial,
         replaced=replaced,
@@ -132,7 +142,17 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis 
     )
     if len(analyser.word_cache) > WORD_CACHE_LIMIT:
         analyser.word_cache.clear()
-    return Analysis(parsed, collect_field_words(parsed, text, analyser.word_cache), prefix)
+    return Parsed(parsed, collect_field_words(parsed, text, analyser.word_cache), text)
+
+
+def count_tokens(parsed: Parsed, tokenizer: Tokenizer) -> Analysis:
+    """Count a parsed file's tokens per line and fill in its and its declarations' counts."""
+    prefix = tokenizer.line_prefix_counts(parsed.text)
+    declarations = tuple(_with_tokens(d, prefix) for d in parsed.file.declarations)
+    file = replace(
+        parsed.file, lines=len(prefix) - 1, tokens=int(prefix[-1]), declarations=declarations
+    )
+    return Analysis(file, parsed.field_words, prefix)
 
 
 def _with_tokens(decl: Declaration, prefix: npt.NDArray[np.int64]) -> Declaration:

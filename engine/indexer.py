@@ -22,8 +22,10 @@ from engine import store
 from engine.analyse import (
     Analyser,
     Analysis,
+    Parsed,
     analyse_file,
     analyse_in_worker,
+    count_tokens,
     read_source,
     sha1_of,
     start_worker,
@@ -225,39 +227,75 @@ def _analyse_all(
     tokenizer: Tokenizer | None,
     on_progress: ProgressCallback | None,
 ) -> tuple[list[Analysis], list[SkippedFile]]:
-    """Analyse files in worker processes when there are many, else in this process."""
-    results: list[Analysis | SkippedFile] = []
+    """Parse files (in worker processes when there are many) and count their tokens here."""
+    analyses: list[Analysis] = []
+    skips: list[SkippedFile] = []
     total = len(sources)
     if not sources:
-        return [], []
+        return analyses, skips
+    loading = _TokenizerLoad(encoding, tokenizer)
+    done = 0
+
+    def collect(results: list[Parsed | SkippedFile]) -> None:
+        nonlocal done
+        for result in results:
+            if isinstance(result, SkippedFile):
+                skips.append(result)
+            else:
+                analyses.append(count_tokens(result, loading.get()))
+        done += len(results)
+        if on_progress is not None:
+            on_progress(Progress("parse", done, total))
+
     if workers > 1 and total >= POOL_MIN_FILES:
         # fork is fast and safe while this process has one thread; the app indexes from a
-        # worker thread, where a forkserver avoids forking a multi-threaded process
+        # worker thread, where forking could copy a lock another thread holds
         method = "fork" if threading.active_count() == 1 else "forkserver"
         context = multiprocessing.get_context(method)
         batches = [sources[i : i + BATCH] for i in range(0, total, BATCH)]
-        with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=start_worker, initargs=(encoding,)
-        ) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker) as pool:
+            loading.start()  # after the fork: the workers never see this thread
             futures = [pool.submit(analyse_in_worker, root, batch) for batch in batches]
             for future in as_completed(futures):
-                results.extend(future.result())
-                if on_progress is not None:
-                    on_progress(Progress("parse", len(results), total))
+                collect(future.result())
     else:
-        if tokenizer is None or tokenizer.name != encoding:
-            analyser = Analyser.create(encoding)
-        else:
-            from engine.parse.extract import SourceParser  # deliberate: lazy
-
-            analyser = Analyser(SourceParser(), tokenizer)
-        for done, source in enumerate(sources, 1):
-            results.append(analyse_file(root, source, analyser))
-            if on_progress is not None and (done % 50 == 0 or done == total):
-                on_progress(Progress("parse", done, total))
-    analyses = [r for r in results if isinstance(r, Analysis)]
-    skips = [r for r in results if isinstance(r, SkippedFile)]
+        loading.start()
+        analyser = Analyser.create()
+        for start in range(0, total, BATCH):
+            collect([analyse_file(root, s, analyser) for s in sources[start : start + BATCH]])
     return analyses, skips
+
+
+class _TokenizerLoad:
+    """The tokenizer, loading in a thread while the first files are parsed."""
+
+    def __init__(self, encoding: str, ready: Tokenizer | None) -> None:
+        self.encoding = encoding
+        self.tokenizer = ready if ready is not None and ready.name == encoding else None
+        self.error: BaseException | None = None
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.tokenizer is None:
+            self.thread = threading.Thread(target=self._load, name="ctxtui-tokenizer", daemon=True)
+            self.thread.start()
+
+    def _load(self) -> None:
+        from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
+
+        try:
+            self.tokenizer = load_tokenizer(self.encoding)
+        except BaseException as exc:  # re-raised in the indexing thread by get()
+            self.error = exc
+
+    def get(self) -> Tokenizer:
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+        if self.error is not None:
+            raise self.error
+        assert self.tokenizer is not None
+        return self.tokenizer
 
 
 def _git_signals(

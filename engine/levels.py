@@ -12,7 +12,7 @@ import bisect
 import re
 from collections.abc import Sequence
 
-from engine.model import Declaration, Index, Level, ParsedFile
+from engine.model import Declaration, DeclKind, Index, Level, ParsedFile
 from engine.parse.languages import spec_for
 
 BRACE_LANGUAGES = frozenset(
@@ -24,6 +24,8 @@ elsewhere (Python, Ruby) the body starts on the line after the header."""
 ALL_HEADERS_UP_TO = 30
 """FOCUSED shows every nested declaration's header only in files with at most this many
 declarations; in bigger ones, only top-level headers and the enclosing ones of a match."""
+CALLABLE = frozenset((DeclKind.FUNCTION, DeclKind.METHOD, DeclKind.COMPONENT))
+"""Declaration kinds whose headers a big file's focused view leaves out."""
 HEAD_LINES = 40
 """Lines FOCUSED keeps of a file without declarations (config, plain text)."""
 HUGE_DECLARATIONS = 200
@@ -80,17 +82,18 @@ def kept_ranges(
         cut = decl.start_line + max_matched_lines - 1
         ranges.append((decl.start_line, cut if cut < decl.end_line else decl.end_line))
     # Declaration headers (decorators to the line before the body, or to the `{` line in
-    # brace languages): every top-level one, and the enclosing ones of a match; nested ones
-    # too when the file is small or nothing matched. A big class shows its matching methods,
-    # not a hundred signatures; the outline level is there for the rest.
+    # brace languages): all of them when the file is small or nothing matched; in a big file
+    # only top-level types and the enclosing scopes of a match. A big class (or a Go file of
+    # a hundred methods) shows its matching code, not a hundred signatures: the outline level
+    # is there for the rest.
     every_header = not chosen or len(decls) <= ALL_HEADERS_UP_TO
     shift = 0 if file.language in BRACE_LANGUAGES else 1
     for decl in decls:
-        if decl.depth and not every_header and not any(
+        if not every_header and (decl.depth or decl.kind in CALLABLE) and not any(
             d.depth > decl.depth and decl.start_line <= d.start_line <= decl.end_line
             for d in chosen
         ):
-            continue
+            continue  # a big file: only its types and the scopes around the matches
         end = decl.body_start_line - shift
         ranges.append((decl.start_line, end if end > decl.start_line else decl.start_line))
     if not ranges:

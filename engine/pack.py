@@ -75,7 +75,7 @@ def pack(
     best: tuple[Plan, Rendered] | None = None
     for _ in range(MAX_REPLANS):
         draft, rendered = attempt(factor)
-        if rendered.tokens <= budget and (best is None or rendered.tokens > best[1].tokens):
+        if rendered.tokens <= budget and (best is None or _worth(draft, rendered) > _worth(*best)):
             best = (draft, rendered)
         if draft.over_budget or budget * (1 - RETRY_SLACK) <= rendered.tokens <= budget:
             break
@@ -113,6 +113,12 @@ def fit(
             current, index, fmt, counter=counter, read_text=read_text, line_numbers=line_numbers
         )
     return current, rendered
+
+
+def _worth(draft: Plan, rendered: Rendered) -> tuple[float, int]:
+    """How good a fitted pack is: code of the best-ranked files first, then tokens used."""
+    code = sum(1.0 / e.rank for e in draft.entries if e.level in (Level.FULL, Level.FOCUSED))
+    return round(code, 9), rendered.tokens
 
 
 def _exact(current: Plan, rendered: Rendered) -> tuple[Plan, Rendered]:

@@ -73,7 +73,8 @@ def plan(
             c.level = chosen
         elif c.ranked.pinned or c.ranked.focused:
             c.automatic = False
-            c.level = _best_within(costs, c, int(limits.chosen_cap * budget), code=True)
+            chosen_cap = int(limits.chosen_cap * budget)
+            c.level = _best_within(costs, c, chosen_cap, chosen_cap, code=True)
             if c.level is Level.OFF:  # chosen files always count, at their smallest
                 c.level = Level.OUTLINE if costs.has_outline(c) else Level.FOCUSED
         if not c.automatic and c.level is not Level.OFF:
@@ -87,7 +88,7 @@ def plan(
     # 2. breadth first: the code of every strong file
     for c in auto:
         strong = best_score > 0 and c.ranked.score >= CODE_SCORE_SHARE * best_score
-        level = _best_within(costs, c, min(cap, left - FILE_OVERHEAD), code=strong)
+        level = _best_within(costs, c, cap, left, code=strong)
         if level is not Level.OFF and level is not Level.OUTLINE:
             c.level, c.tokens = level, costs.of(c, level) + FILE_OVERHEAD
             left -= c.tokens
@@ -95,14 +96,14 @@ def plan(
     for c in auto:
         if c.level is Level.FOCUSED:
             full = costs.of(c, Level.FULL) + FILE_OVERHEAD
-            if full <= cap and full - c.tokens <= left:
+            if costs.raw(c, Level.FULL) <= cap and full - c.tokens <= left:
                 left -= full - c.tokens
                 c.level, c.tokens = Level.FULL, full
     # 4. outlines of the rest, for orientation
     for c in auto:
         if c.level is Level.OFF and c.ranked.score > 0:
             outline = costs.of(c, Level.OUTLINE) + FILE_OVERHEAD
-            if costs.has_outline(c) and outline <= min(cap, left):
+            if costs.has_outline(c) and costs.raw(c, Level.OUTLINE) <= cap and outline <= left:
                 c.level, c.tokens = Level.OUTLINE, outline
                 left -= outline
     entries = tuple(
@@ -138,7 +139,8 @@ class _Costs:
         self.factor = factor
         self.memo: dict[tuple[int, Level], int] = {}
 
-    def of(self, c: _Candidate, level: Level) -> int:
+    def raw(self, c: _Candidate, level: Level) -> int:
+        """Estimated content tokens of a file at a level."""
         key = (c.ranked.file_id, level)
         cost = self.memo.get(key)
         if cost is None:
@@ -146,26 +148,34 @@ class _Costs:
                 self.index, c.ranked.file_id, level, c.ranked.matched_declarations,
                 line_numbers=self.line_numbers,
             )  # fmt: skip
-            cost = int(cost * self.factor + 0.5)
             self.memo[key] = cost
         return cost
+
+    def of(self, c: _Candidate, level: Level) -> int:
+        """Estimated tokens of a file at a level in the output format."""
+        return int(self.raw(c, level) * self.factor + 0.5)
 
     def has_outline(self, c: _Candidate) -> bool:
         return bool(self.index.files[c.ranked.file_id].declarations)
 
 
-def _best_within(costs: _Costs, c: _Candidate, room: int, *, code: bool) -> Level:
-    """The richest sensible level whose cost (with overhead) fits in `room` tokens."""
+def _best_within(costs: _Costs, c: _Candidate, cap: int, left: int, *, code: bool) -> Level:
+    """The richest sensible level within the file's cap (content tokens, before the format's
+    cost) and the tokens left (with the format's cost and the file's overhead)."""
+
+    def fits(level: Level) -> bool:
+        return costs.raw(c, level) <= cap and costs.of(c, level) + FILE_OVERHEAD <= left
+
     full = costs.of(c, Level.FULL)
     if code:
         focused = costs.of(c, Level.FOCUSED)
-        if full + FILE_OVERHEAD <= room and (full <= SMALL_FILE or full <= FULL_IF_WITHIN * focused):
+        if fits(Level.FULL) and (full <= SMALL_FILE or full <= FULL_IF_WITHIN * focused):
             return Level.FULL
-        if focused < full and focused + FILE_OVERHEAD <= room:
+        if focused < full and fits(Level.FOCUSED):
             return Level.FOCUSED
-        if full + FILE_OVERHEAD <= room and focused >= full:
+        if focused >= full and fits(Level.FULL):
             return Level.FULL
-    if costs.has_outline(c) and costs.of(c, Level.OUTLINE) + FILE_OVERHEAD <= room:
+    if costs.has_outline(c) and fits(Level.OUTLINE):
         return Level.OUTLINE
     return Level.OFF
 

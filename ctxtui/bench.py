@@ -1,0 +1,128 @@
+"""`ctxtui bench PATH`: how fast is ctxtui on this repository, as a user would feel it.
+
+Measures, with the repository's size:
+- a cold index (no cache) and a warm reopen, each in a fresh process, with time per stage
+  and the peak memory of the process (and of its largest worker);
+- typing: each question is typed one character at a time; every prefix is ranked (as the app
+  does while typing), planned on estimates, and packed exactly (rendered and measured with
+  the real tokenizer). Median and p95 of each, in milliseconds.
+Figures, not asserts: tests never time anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ctxtui.workspace import Workspace
+from engine import Format, Session
+
+DEFAULT_QUESTIONS = (
+    "where is the configuration loaded and validated",
+    "fix the error handling when a request fails",
+    "how are command line arguments parsed",
+    "add a test for the session cookie",
+)
+
+_INDEX_PROBE = """
+import json, resource, sys, time
+from pathlib import Path
+from ctxtui.workspace import Workspace
+start = time.perf_counter()
+ws = Workspace.open(Path(sys.argv[1]), use_cache=sys.argv[2] == "cache")
+wall = time.perf_counter() - start
+own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"wall": wall, "rss_mb": own / 1024, "worker_rss_mb": kids / 1024,
+    "files": len(ws.index.files), "parsed": len(ws.report.parsed),
+    "stages": [[t.stage, t.seconds] for t in ws.report.times]}))
+"""
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def probe_index(path: Path, cached: bool) -> dict[str, object]:
+    """Open the repository in a fresh process; return its timings and peak memory."""
+    result = subprocess.run(
+        [sys.executable, "-c", _INDEX_PROBE, str(path), "cache" if cached else "nocache"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr.strip().splitlines()[-1] if result.stderr else "failed")
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+def typing_figures(
+    workspace: Workspace, questions: list[str], budget: int
+) -> dict[str, list[float]]:
+    """Rank, plan and pack every prefix of every question; milliseconds per call."""
+    figures: dict[str, list[float]] = {"rank": [], "plan": [], "pack": []}
+    session = Session()
+    workspace.tokenizer  # noqa: B018 - load it before timing
+    for question in questions:
+        for end in range(1, len(question) + 1):
+            prefix = question[:end]
+            start = time.perf_counter()
+            ranking = workspace.rank(prefix, session, complete=False)
+            middle = time.perf_counter()
+            workspace.plan(ranking, budget, session)
+            after = time.perf_counter()
+            workspace.pack(ranking, budget, session, Format.MARKDOWN)
+            done = time.perf_counter()
+            figures["rank"].append((middle - start) * 1000)
+            figures["plan"].append((after - middle) * 1000)
+            figures["pack"].append((done - after) * 1000)
+    return figures
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    """Print the benchmark figures for one repository."""
+    path = Path(args.path).expanduser().resolve()
+    cold = probe_index(path, cached=False)
+    probe_index(path, cached=True)  # make sure the cache exists
+    warm = probe_index(path, cached=True)
+    workspace = Workspace.open(path)
+    files = len(workspace.index.files)
+    tokens = sum(f.tokens for f in workspace.index.files)
+    questions = list(args.question) or list(DEFAULT_QUESTIONS)
+    figures = typing_figures(workspace, questions, args.budget)
+    out = [
+        f"repository   {path}",
+        f"size         {files:,} files, {tokens:,} tokens ({workspace.encoding})",
+        "",
+        _index_line("cold index", cold),
+        _index_line("warm reopen", warm),
+        "",
+        f"typing       {len(questions)} questions, {len(figures['rank'])} keystrokes, "
+        f"budget {args.budget:,}",
+    ]
+    for name, label in (("rank", "rank"), ("plan", "plan (estimate)"), ("pack", "pack (exact)")):
+        values = figures[name]
+        out.append(
+            f"  {label:<16} median {statistics.median(values):7.2f} ms   "
+            f"p95 {percentile(values, 0.95):7.2f} ms   max {max(values):7.2f} ms"
+        )
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.append(f"\nthis process peak memory {own:.0f} MB")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _index_line(label: str, data: dict[str, object]) -> str:
+    stages = data.get("stages")
+    parts = ", ".join(f"{s} {t:.2f}s" for s, t in stages) if isinstance(stages, list) else ""
+    return (
+        f"{label:<12} {data['wall']:.2f} s  (parsed {data['parsed']}; {parts})  "
+        f"peak {data['rss_mb']:.0f} MB, largest worker {data['worker_rss_mb']:.0f} MB"
+    )
