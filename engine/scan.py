@@ -57,6 +57,9 @@ MINIFIED_SUFFIXES: tuple[str, ...] = (
 """Name endings of minified or bundled output."""
 
 GENERATED_SUFFIXES: tuple[str, ...] = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", ".pb.go")
+"""Generated code by name; Jest's `.snap` snapshot files are checked separately."""
+PLAIN_TEXT_SHARE = 0.25
+"""A plain-text file (no parser) over this share of the size limit is skipped as data."""
 """Name endings of code generators' output (protobuf); `*.generated.*` counts too."""
 
 BINARY_EXTENSIONS: frozenset[str] = frozenset(
@@ -123,7 +126,7 @@ def classify_name(name: str) -> SkipReason | None:
         return SkipReason.BINARY
     if lower.endswith(MINIFIED_SUFFIXES):
         return SkipReason.MINIFIED
-    if lower.endswith(GENERATED_SUFFIXES) or ".generated." in lower:
+    if lower.endswith(GENERATED_SUFFIXES) or ".generated." in lower or lower.endswith(".snap"):
         return SkipReason.GENERATED
     return None
 
@@ -304,11 +307,16 @@ class _Collector:
         if st.st_size > self.options.max_bytes:
             self.skip(rel, SkipReason.TOO_LARGE, _size_detail(st.st_size))
             return
+        language = language_for_path(rel)
+        if language == "text" and st.st_size > self.options.max_bytes * PLAIN_TEXT_SHARE:
+            # a big file no parser knows is data (a font source, a dump, a fixture), not code
+            self.skip(rel, SkipReason.TOO_LARGE, _size_detail(st.st_size) + ", plain text")
+            return
         # Ask the kernel only when the mode bits leave doubt: one syscall saved per usual file.
         if not st.st_mode & stat.S_IROTH and not os.access(path, os.R_OK):
             self.skip(rel, SkipReason.UNREADABLE, "Permission denied")
             return
-        self.files.append(SourceFile(rel, st.st_size, st.st_mtime_ns, language_for_path(rel)))
+        self.files.append(SourceFile(rel, st.st_size, st.st_mtime_ns, language))
 
     def skip_error(self, rel: str, error: OSError) -> None:
         if isinstance(error, FileNotFoundError):

@@ -117,12 +117,12 @@ def test_root_may_be_a_sub_folder_of_the_work_tree(tmp_path: Path) -> None:
 
 def test_ctxtuiignore_excludes_in_git_mode_and_in_walk_mode(tmp_path: Path) -> None:
     files = {
-        ".ctxtuiignore": "fixtures/\n*.snap\n",
+        ".ctxtuiignore": "fixtures/\n*.golden\n",
         "a.py": "x\n",
         "fixtures/data.py": "x\n",
-        "t/x.snap": "x\n",
-        "t/.ctxtuiignore": "!keep.snap\nlocal.py\n",
-        "t/keep.snap": "x\n",
+        "t/x.golden": "x\n",
+        "t/.ctxtuiignore": "!keep.golden\nlocal.py\n",
+        "t/keep.golden": "x\n",
         "t/local.py": "x\n",
         "local.py": "kept: the nested rule applies under t/ only\n",
     }
@@ -134,12 +134,12 @@ def test_ctxtuiignore_excludes_in_git_mode_and_in_walk_mode(tmp_path: Path) -> N
             "a.py",
             "local.py",
             "t/.ctxtuiignore",
-            "t/keep.snap",
+            "t/keep.golden",
         ]
         assert skipped(report) == {
             "fixtures": SkipReason.EXCLUDED,
             "t/local.py": SkipReason.EXCLUDED,
-            "t/x.snap": SkipReason.EXCLUDED,
+            "t/x.golden": SkipReason.EXCLUDED,
         }
 
 

@@ -56,3 +56,25 @@ def test_generated_markers_in_the_header_are_found() -> None:
 def test_markers_below_the_header_do_not_count() -> None:
     assert not is_generated("import os\n" * 5 + "# do not edit this by hand\n")
     assert not is_generated("def f():\n    return 1\n")
+
+
+def test_jest_snapshots_and_big_plain_text_files_are_skipped(tmp_path: Path) -> None:
+    from tests.conftest import make_repo
+
+    from engine.scan import scan
+
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "src/app.ts": "export const a = 1;\n",
+            "src/__snapshots__/app.test.ts.snap": "exports[`x`] = `y`;\n",
+            "fonts/Comic.sfd": "SplineFontDB: 3.0\n" * 20_000,
+            "notes.txt": "small notes\n",
+        },
+    )
+    report = scan(repo)
+    kept = [f.path for f in report.files]
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert kept == ["notes.txt", "src/app.ts"]
+    assert reasons["src/__snapshots__/app.test.ts.snap"] is SkipReason.GENERATED
+    assert reasons["fonts/Comic.sfd"] is SkipReason.TOO_LARGE
