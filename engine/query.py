@@ -41,7 +41,8 @@ INTENT_WORDS: dict[Intent, frozenset[str]] = {
 }
 """Words that reveal what the question is for; the first intent with a hit wins ties."""
 
-DOC_WORDS = frozenset("doc docs documentation readme changelog guide tutorial".split())
+DOC_WORDS = frozenset("doc docs documentation readme guide tutorial".split())
+CHANGELOG_WORDS = frozenset("changelog changes history release releases".split())
 EXAMPLE_WORDS = frozenset("example examples sample demo".split())
 
 
@@ -75,6 +76,8 @@ class QueryAnalysis:
     """The question asks about documentation: lift the docs prior."""
     wants_examples: bool
     """The question asks about examples: lift the example prior."""
+    wants_changelog: bool
+    """The question asks about release notes: lift the changelog prior."""
 
 
 def analyse_query(
@@ -119,6 +122,7 @@ def analyse_query(
         wants_tests=bool(words_said & INTENT_WORDS[Intent.TEST]),
         wants_docs=bool(words_said & DOC_WORDS),
         wants_examples=bool(words_said & EXAMPLE_WORDS),
+        wants_changelog=bool(words_said & CHANGELOG_WORDS),
     )
 
 

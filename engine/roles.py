@@ -1,4 +1,4 @@
-"""What part a file plays in a repository: code, test, doc, example, generated or config.
+"""What part a file plays in a repository: code, test, doc, changelog, example, generated, config.
 
 Tests, docs and examples repeat the words of the code they describe, so a plain keyword
 score puts them above the implementation; ranking scales them down by role unless the
@@ -22,6 +22,7 @@ class Role(IntEnum):
     EXAMPLE = 3
     GENERATED = 4
     CONFIG = 5
+    CHANGELOG = 6
 
 
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "testdata"})
@@ -31,7 +32,9 @@ TEST_NAME = re.compile(
 )
 EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
 DOC_DIRS = frozenset({"doc", "docs", "documentation"})
-DOC_NAMES = re.compile(r"^(changes|changelog|history|news|authors|contributing|license|readme)\b", re.I)
+CHANGELOG_NAMES = re.compile(r"^(changes|changelog|history|news|releases?)\b", re.I)
+"""Release notes mention every feature in the words of its question: the worst false hit."""
+DOC_NAMES = re.compile(r"^(authors|contributing|license|readme|security|code_of_conduct)\b", re.I)
 PROSE = frozenset({"markdown", "rst"})
 CONFIG_EXTENSIONS = (
     ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".xml", ".txt", ".csv", ".lock",
@@ -46,10 +49,12 @@ def classify(parsed: ParsedFile) -> Role:
         return Role.GENERATED
     if TEST_NAME.search(name) or any(p in TEST_DIRS for p in parts[:-1]):
         return Role.TEST
+    if CHANGELOG_NAMES.match(name) and (parsed.language in PROSE or parsed.language == "text"):
+        return Role.CHANGELOG
     if any(p in EXAMPLE_DIRS for p in parts[:-1]):
         return Role.EXAMPLE
     if parsed.language in PROSE or DOC_NAMES.match(name) or any(p in DOC_DIRS for p in parts[:-1]):
         return Role.DOC
-    if parsed.language == "text" and name.lower().endswith(CONFIG_EXTENSIONS):
+    if parsed.language == "text" and (name.startswith(".") or name.lower().endswith(CONFIG_EXTENSIONS)):
         return Role.CONFIG
     return Role.CODE
