@@ -37,12 +37,16 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
         yield None
         return
     from rich.console import Console  # deliberate: rich loads only for a terminal
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
+    from rich.progress import Progress as Bar
 
     with Bar(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-        console=Console(stderr=True), transient=True,
-    ) as bar:  # fmt: skip
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
         tasks: dict[str, int] = {}
 
         def update(progress: Progress) -> None:
@@ -55,15 +59,21 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
 
 
 def open_workspace(
-    path: str, *, encoding: str = "o200k_base", use_cache: bool = True,
+    path: str,
+    *,
+    encoding: str = "o200k_base",
+    use_cache: bool = True,
     exclude: tuple[str, ...] = (),
-) -> Workspace:  # fmt: skip
+) -> Workspace:
     """Open a folder, reporting a discarded cache in one line on stderr."""
     with progress_on_stderr() as on_progress:
         workspace = Workspace.open(
-            Path(path), encoding=encoding, use_cache=use_cache,
-            options=ScanOptions(exclude=exclude), on_progress=on_progress,
-        )  # fmt: skip
+            Path(path),
+            encoding=encoding,
+            use_cache=use_cache,
+            options=ScanOptions(exclude=exclude),
+            on_progress=on_progress,
+        )
     if workspace.report.cache_notice:
         print(f"ctxtui: {workspace.report.cache_notice}", file=sys.stderr)
     return workspace
@@ -81,13 +91,17 @@ def format_index_report(workspace: Workspace, verbose: bool) -> str:
     index, report = workspace.index, workspace.report
     lines = [f"{index.root}", ""]
     languages = Counter(f.language for f in index.files)
-    lines.append(f"files        {len(index.files):>8,}   " + ", ".join(
-        f"{lang} {n:,}" for lang, n in sorted(languages.items(), key=lambda x: (-x[1], x[0]))
-    ))  # fmt: skip
+    lines.append(
+        f"files        {len(index.files):>8,}   "
+        + ", ".join(
+            f"{lang} {n:,}" for lang, n in sorted(languages.items(), key=lambda x: (-x[1], x[0]))
+        )
+    )
     reasons = Counter(s.reason.value for s in report.skipped)
-    lines.append(f"skipped      {len(report.skipped):>8,}   " + ", ".join(
-        f"{r} {n:,}" for r, n in sorted(reasons.items(), key=lambda x: (-x[1], x[0]))
-    ))  # fmt: skip
+    lines.append(
+        f"skipped      {len(report.skipped):>8,}   "
+        + ", ".join(f"{r} {n:,}" for r, n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
+    )
     declarations = sum(len(f.declarations) for f in index.files)
     edges = len(index.edges)
     tokens = sum(f.tokens for f in index.files)
@@ -103,14 +117,19 @@ def format_index_report(workspace: Workspace, verbose: bool) -> str:
     if report.partial:
         lines.append(f"partial      {len(report.partial):>8,}   (syntax errors; parse recovered)")
     total = sum(t.seconds for t in report.times)
-    lines.append("time         " + ", ".join(f"{t.stage} {t.seconds:.3f}s" for t in report.times)
-                 + f"  = {total:.3f}s")  # fmt: skip
+    lines.append(
+        "time         "
+        + ", ".join(f"{t.stage} {t.seconds:.3f}s" for t in report.times)
+        + f"  = {total:.3f}s"
+    )
     if report.cache_path:
         lines.append(f"cache        {report.cache_path}")
     if verbose:
         lines += ["", "skipped files:"]
-        lines += [f"  {s.path}  ({s.reason.value}{', ' + s.detail if s.detail else ''})"
-                  for s in report.skipped]  # fmt: skip
+        lines += [
+            f"  {s.path}  ({s.reason.value}{', ' + s.detail if s.detail else ''})"
+            for s in report.skipped
+        ]
         lines += [f"  {p}  (decoded with replacement)" for p in report.replaced]
         lines += [f"  {p}  (partial parse)" for p in report.partial]
     return "\n".join(lines) + "\n"
@@ -123,8 +142,12 @@ def ranking_to_json(ranking: Ranking, limit: int) -> list[dict[str, object]]:
             "path": f.path,
             "score": round(f.score, 6),
             "reasons": [
-                {"kind": r.kind.value, "detail": r.detail, "fields": list(r.fields),
-                 "share": r.share}  # fmt: skip
+                {
+                    "kind": r.kind.value,
+                    "detail": r.detail,
+                    "fields": list(r.fields),
+                    "share": r.share,
+                }
                 for r in f.reasons
             ],
             "pinned": f.pinned,
@@ -142,8 +165,10 @@ def format_ranking(ranking: Ranking, limit: int) -> str:
     lines = []
     for position, f in enumerate(ranking.files[:limit], 1):
         lines.append(f"{position:>3}. {f.score / best:5.2f}  {f.path}")
-        details = [r.detail if r.kind.value == "word" else f"{r.kind.value}: {r.detail}"
-                   for r in f.reasons[:6]]  # fmt: skip
+        details = [
+            r.detail if r.kind.value == "word" else f"{r.kind.value}: {r.detail}"
+            for r in f.reasons[:6]
+        ]
         if details:
             lines.append("       " + " · ".join(details))
     return "\n".join(lines) + "\n"
@@ -167,9 +192,11 @@ def run_pack(args: argparse.Namespace) -> int:
     """`ctxtui pack`: plan, render and print (or save, or copy) the pack."""
     question = read_question(args.question)
     workspace = open_workspace(
-        args.path, encoding=args.encoding, use_cache=not args.no_cache,
+        args.path,
+        encoding=args.encoding,
+        use_cache=not args.no_cache,
         exclude=tuple(args.exclude),
-    )  # fmt: skip
+    )
     session = Session(focus=tuple(_relative(workspace, f) for f in args.focus))
     ranking = workspace.rank(question, session)
     plan, rendered = workspace.pack(
@@ -182,8 +209,10 @@ def run_pack(args: argparse.Namespace) -> int:
             Path(args.output).write_text(rendered.text, encoding="utf-8")
         except OSError as exc:
             raise EngineError(f"cannot write {args.output}: {exc.strerror}") from exc
-        print(f"ctxtui: wrote {rendered.tokens:,} tokens, {rendered.files} files to {args.output}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"ctxtui: wrote {rendered.tokens:,} tokens, {rendered.files} files to {args.output}",
+            file=sys.stderr,
+        )
     else:
         sys.stdout.write(rendered.text)
     if args.copy:
@@ -197,6 +226,8 @@ def run_pack(args: argparse.Namespace) -> int:
 
 def _relative(workspace: Workspace, name: str) -> str:
     """A --focus FILE as a repository path; it must exist in the index."""
+    if name in workspace.index.path_ids:
+        return name  # a repository path, whatever the current folder holds
     candidate = Path(name)
     if candidate.is_absolute() or candidate.exists():
         try:

@@ -9,6 +9,13 @@ inside the functions that need them.
 from __future__ import annotations
 
 from engine.errors import CacheError, EngineError, ScanError, TokenizerError, UsageError
+
+# The stage functions are imported eagerly: their modules load numpy, tree-sitter, tiktoken
+# and git only inside the functions that need them, so this stays cheap (see the import test).
+# (A lazy __getattr__ cannot work here: importing engine.rank would rebind `engine.rank` to
+# the module.)
+from engine.indexer import build_index, refresh_index
+from engine.levels import level_tokens, render_level
 from engine.model import (
     FIELDS,
     Declaration,
@@ -24,8 +31,8 @@ from engine.model import (
     PlanEntry,
     PlanLimits,
     Progress,
-    Ranking,
     RankedFile,
+    Ranking,
     Reason,
     ReasonKind,
     Rendered,
@@ -36,13 +43,6 @@ from engine.model import (
     SkipReason,
     SourceFile,
 )
-
-# The stage functions are imported eagerly: their modules load numpy, tree-sitter, tiktoken
-# and git only inside the functions that need them, so this stays cheap (see the import test).
-# (A lazy __getattr__ cannot work here: importing engine.rank would rebind `engine.rank` to
-# the module.)
-from engine.indexer import build_index, refresh_index
-from engine.levels import level_tokens, render_level
 from engine.pack import pack
 from engine.plan import plan
 from engine.rank import DEFAULT_WEIGHTS, RankWeights, rank
@@ -81,8 +81,8 @@ __all__ = [
     "SkipReason",
     "SkippedFile",
     "SourceFile",
-    "TokenizerError",
     "Tokenizer",
+    "TokenizerError",
     "UsageError",
     "build_index",
     "level_tokens",

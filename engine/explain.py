@@ -79,14 +79,10 @@ def explain(
             reasons.append(Reason(ReasonKind.PATH, "named in the question"))
         matched = declarations.get(file_id, ())
         decls = index.files[file_id].declarations
-        reasons.extend(
-            Reason(ReasonKind.DECLARATION, decls[d].qualified_name) for d in matched[:3]
-        )
+        reasons.extend(Reason(ReasonKind.DECLARATION, decls[d].qualified_name) for d in matched[:3])
         found = sorted(words_of.get(file_id, ()), key=lambda x: (-x[0], x[1].detail))
         total = sum(c for c, _ in found) or 1.0
-        reasons.extend(
-            Reason(r.kind, r.detail, r.fields, round(c / total, 3)) for c, r in found
-        )
+        reasons.extend(Reason(r.kind, r.detail, r.fields, round(c / total, 3)) for c, r in found)
         reasons.extend(_neighbours(index, file_id, top))
         recent = _recency(index, file_id)
         if recent is not None:

@@ -40,11 +40,16 @@ class TermRows:
         import numpy as np  # deliberate: numpy loads only when an index is built
 
         return cls(
-            np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int8), np.zeros(0, np.int32)
+            np.zeros(0, np.int32),
+            np.zeros(0, np.int32),
+            np.zeros(0, np.int8),
+            np.zeros(0, np.int32),
         )
 
 
-def build_postings(rows: TermRows, n_docs: int, n_terms: int) -> tuple[Postings, npt.NDArray[np.float32]]:
+def build_postings(
+    rows: TermRows, n_docs: int, n_terms: int
+) -> tuple[Postings, npt.NDArray[np.float32]]:
     """Turn term rows into per-term postings and per-file body lengths.
 
     Returns the postings (sorted by term, then file) and the number of body words per file.
@@ -53,8 +58,16 @@ def build_postings(rows: TermRows, n_docs: int, n_terms: int) -> tuple[Postings,
 
     keys = rows.terms.astype(np.int64) * max(n_docs, 1) + rows.docs.astype(np.int64)
     unique_keys, slot = np.unique(keys, return_inverse=True)
-    tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.float32)
-    np.add.at(tf, (slot, rows.fields.astype(np.int64)), rows.counts.astype(np.float32))
+    width = len(FIELDS)
+    tf = (
+        np.bincount(
+            slot.astype(np.int64) * width + rows.fields.astype(np.int64),
+            weights=rows.counts,
+            minlength=len(unique_keys) * width,
+        )
+        .astype(np.float32)
+        .reshape(-1, width)
+    )
     posting_terms = unique_keys // max(n_docs, 1)
     docs = (unique_keys % max(n_docs, 1)).astype(np.int32)
     per_term = np.bincount(posting_terms, minlength=n_terms)
@@ -67,7 +80,9 @@ def build_postings(rows: TermRows, n_docs: int, n_terms: int) -> tuple[Postings,
     return Postings(ptr=ptr, docs=docs, tf=tf), body_length
 
 
-def idf(document_frequency: npt.NDArray[np.float64] | float, n_docs: int) -> npt.NDArray[np.float64]:
+def idf(
+    document_frequency: npt.NDArray[np.float64] | float, n_docs: int
+) -> npt.NDArray[np.float64]:
     """Okapi idf with the +1 inside the log, so it never goes negative (as in ContextCode)."""
     import numpy as np  # deliberate: see TermRows.empty
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import store
+from engine.errors import CacheError
 from engine.analyse import (
     Analyser,
     Analysis,
@@ -31,7 +32,6 @@ from engine.analyse import (
     start_worker,
 )
 from engine.index import TermRows, build_postings
-from engine.roles import classify
 from engine.model import (
     GitSignal,
     Index,
@@ -43,6 +43,7 @@ from engine.model import (
     SourceFile,
     StageTime,
 )
+from engine.roles import classify
 
 if TYPE_CHECKING:
     import numpy as np
@@ -115,7 +116,7 @@ def build_index(
                 pass
             except store.StaleCache as exc:
                 notice = f"index cache discarded ({exc}); rebuilt from scratch"
-    reused, to_parse = _split_by_change(root_str, scanned.files, cached)
+    reused, to_parse, touched = _split_by_change(root_str, scanned.files, cached)
     with timer.stage("parse"):
         analyses, content_skips = _analyse_all(
             root_str, to_parse, encoding, workers, tokenizer, on_progress
@@ -123,9 +124,7 @@ def build_index(
     by_path: dict[str, ParsedFile] = {f.path: f for f in reused}
     by_path.update((a.file.path, a.file) for a in analyses)
     paths = sorted(by_path)
-    removed = sorted(
-        {f.path for f in cached.files} - set(paths) if cached is not None else set()
-    )
+    removed = sorted({f.path for f in cached.files} - set(paths) if cached is not None else set())
     changed = cached is None or bool(analyses) or bool(removed)
     files = [by_path[p] for p in paths]
     with timer.stage("resolve imports"):
@@ -142,14 +141,24 @@ def build_index(
         index = assemble_index(
             root_str, encoding, files, vocab, rows, line_tokens, line_ptr, git, skipped
         )
-    if cache_path is not None and (changed or cached is None or git_head != cached.git_head):
+    stale = changed or touched or (cached is not None and git_head != cached.git_head)
+    if cache_path is not None and stale:
         with timer.stage("save cache"):
-            store.save(
+            notice = _save_or_say(
                 cache_path,
+                notice,
                 store.CachedIndex(
-                    root_str, encoding, files, vocab, rows, line_tokens, line_ptr,
-                    list(skipped), git_head, git,
-                ),  # fmt: skip
+                    root_str,
+                    encoding,
+                    files,
+                    vocab,
+                    rows,
+                    line_tokens,
+                    line_ptr,
+                    list(skipped),
+                    git_head,
+                    git,
+                ),
             )
     report = IndexReport(
         files=len(files),
@@ -164,6 +173,15 @@ def build_index(
         cache_path=str(cache_path) if cache_path is not None else "",
     )
     return index, report
+
+
+def _save_or_say(path: Path, notice: str, cached: store.CachedIndex) -> str:
+    """Save the cache; an unwritable cache folder costs speed next time, not this answer."""
+    try:
+        store.save(path, cached)
+    except CacheError as exc:
+        return f"{exc}; continuing without a cache"
+    return notice
 
 
 def has_changed(index: Index, options: ScanOptions = ScanOptions()) -> bool:
@@ -192,18 +210,25 @@ def refresh_index(
     if not has_changed(index, options):
         return None
     return build_index(
-        index.root, options=options, encoding=index.encoding, cache_dir=cache_dir,
-        workers=1, tokenizer=tokenizer,
-    )  # fmt: skip
+        index.root,
+        options=options,
+        encoding=index.encoding,
+        cache_dir=cache_dir,
+        workers=1,
+        tokenizer=tokenizer,
+    )
 
 
 def _split_by_change(
     root: str, sources: Sequence[SourceFile], cached: store.CachedIndex | None
-) -> tuple[list[ParsedFile], list[SourceFile]]:
-    """Split scanned files into cached records still valid and files to parse again."""
+) -> tuple[list[ParsedFile], list[SourceFile], bool]:
+    """Split scanned files into cached records still valid and files to parse again; the
+    flag says whether a record was kept with a new mtime (touched, same content), so the
+    cache is saved and the file is not hashed again on every reopen."""
     previous = {f.path: f for f in cached.files} if cached is not None else {}
     reused: list[ParsedFile] = []
     to_parse: list[SourceFile] = []
+    touched = False
     for source in sources:
         old = previous.get(source.path)
         if old is None or old.language != source.language or old.size != source.size:
@@ -214,9 +239,10 @@ def _split_by_change(
             data = read_source(root, source)  # touched: confirm by content hash
             if isinstance(data, bytes) and sha1_of(data) == old.sha1:
                 reused.append(replace(old, mtime_ns=source.mtime_ns))
+                touched = True
             else:
                 to_parse.append(source)
-    return reused, to_parse
+    return reused, to_parse, touched
 
 
 def _analyse_all(
@@ -318,6 +344,9 @@ def _term_rows(
     """Merge cached term rows of unchanged files with rows of newly analysed files."""
     import numpy as np  # deliberate: numpy loads with the index
 
+    if cached is not None and not analyses and [f.path for f in cached.files] == paths:
+        return cached.vocab, cached.rows  # nothing changed: the stored rows are the rows
+
     new_id = {p: i for i, p in enumerate(paths)}
     parts_docs: list[npt.NDArray[np.int32]] = []
     parts_terms: list[npt.NDArray[np.int32]] = []
@@ -361,9 +390,11 @@ def _term_rows(
     used = np.unique(all_terms)  # drop words no file uses any more, renumber densely
     compact_terms = np.searchsorted(used, all_terms).astype(np.int32)
     rows = TermRows(
-        np.concatenate(parts_docs), compact_terms, np.concatenate(parts_fields),
+        np.concatenate(parts_docs),
+        compact_terms,
+        np.concatenate(parts_fields),
         np.concatenate(parts_counts),
-    )  # fmt: skip
+    )
     return [vocab[i] for i in used.tolist()], rows
 
 
@@ -372,6 +403,9 @@ def _line_tokens(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Concatenate per-file line token prefix sums in path order."""
     import numpy as np  # deliberate: see _term_rows
+
+    if cached is not None and not analyses and [f.path for f in cached.files] == paths:
+        return cached.line_tokens, cached.line_tokens_ptr
 
     fresh = {a.file.path: a.line_prefix for a in analyses}
     old: dict[str, tuple[int, int]] = {}

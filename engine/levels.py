@@ -89,9 +89,13 @@ def kept_ranges(
     every_header = not chosen or len(decls) <= ALL_HEADERS_UP_TO
     shift = 0 if file.language in BRACE_LANGUAGES else 1
     for decl in decls:
-        if not every_header and (decl.depth or decl.kind in CALLABLE) and not any(
-            d.depth > decl.depth and decl.start_line <= d.start_line <= decl.end_line
-            for d in chosen
+        if (
+            not every_header
+            and (decl.depth or decl.kind in CALLABLE)
+            and not any(
+                d.depth > decl.depth and decl.start_line <= d.start_line <= decl.end_line
+                for d in chosen
+            )
         ):
             continue  # a big file: only its types and the scopes around the matches
         end = decl.body_start_line - shift

@@ -61,9 +61,14 @@ def pack(
 
     def attempt(factor: float) -> tuple[Plan, Rendered]:
         draft = plan(
-            ranking, index, budget, session, limits, line_numbers=line_numbers,
+            ranking,
+            index,
+            budget,
+            session,
+            limits,
+            line_numbers=line_numbers,
             cost_factor=factor,
-        )  # fmt: skip
+        )
         return draft, render(
             draft, index, fmt, counter=counter, read_text=cached_read, line_numbers=line_numbers
         )
@@ -125,7 +130,9 @@ def _exact(current: Plan, rendered: Rendered) -> tuple[Plan, Rendered]:
     """The plan with the measured totals and per-file token counts of its rendering."""
     entries = current.entries
     if len(rendered.file_tokens) == len(entries):
-        entries = tuple(replace(e, tokens=t) for e, t in zip(entries, rendered.file_tokens, strict=True))
+        entries = tuple(
+            replace(e, tokens=t) for e, t in zip(entries, rendered.file_tokens, strict=True)
+        )
     return replace(current, entries=entries, total_tokens=rendered.tokens, exact=True), rendered
 
 
@@ -154,4 +161,3 @@ def _step_down(current: Plan, index: Index, excess: int, line_numbers: bool) -> 
         return None
     kept = tuple(e for e in entries if e.level is not Level.OFF)
     return replace(current, entries=kept, total_tokens=current.total_tokens - saved)
-

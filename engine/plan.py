@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.levels import level_tokens
-from engine.model import Index, Level, Plan, PlanEntry, PlanLimits, Ranking, RankedFile, Session
+from engine.model import Index, Level, Plan, PlanEntry, PlanLimits, RankedFile, Ranking, Session
 
 FILE_OVERHEAD = 24
 """Tokens of a file's heading, level line and fences in the rendered pack (measured: 14-22)."""
@@ -81,7 +81,7 @@ def plan(
             c.tokens = costs.of(c, c.level) + FILE_OVERHEAD
             fixed_total += c.tokens
     left -= fixed_total
-    if left < 0:
+    if left < 0 and fixed_total > 0:
         notes.append(f"your pinned and chosen files exceed the budget by {-left:,} tokens")
     auto = [c for c in candidates if c.automatic]
     cap = int(limits.auto_cap * budget)
@@ -108,11 +108,17 @@ def plan(
                 left -= outline
     entries = tuple(
         PlanEntry(
-            path=c.ranked.path, file_id=c.ranked.file_id, level=c.level,
-            tokens=c.tokens - FILE_OVERHEAD, rank=c.rank, score=c.ranked.score,
-            automatic=c.automatic, pinned=c.ranked.pinned or c.ranked.focused,
-            matched_declarations=c.ranked.matched_declarations, reasons=c.ranked.reasons,
-        )  # fmt: skip
+            path=c.ranked.path,
+            file_id=c.ranked.file_id,
+            level=c.level,
+            tokens=c.tokens - FILE_OVERHEAD,
+            rank=c.rank,
+            score=c.ranked.score,
+            automatic=c.automatic,
+            pinned=c.ranked.pinned or c.ranked.focused,
+            matched_declarations=c.ranked.matched_declarations,
+            reasons=c.ranked.reasons,
+        )
         for c in candidates
         if c.level is not Level.OFF
     )
@@ -123,7 +129,7 @@ def plan(
         entries=entries,
         total_tokens=total,
         exact=False,
-        over_budget=fixed_total + PACK_OVERHEAD > budget,
+        over_budget=fixed_total > 0 and fixed_total + PACK_OVERHEAD > budget,
         notes=tuple(notes),
     )
 
@@ -145,9 +151,12 @@ class _Costs:
         cost = self.memo.get(key)
         if cost is None:
             cost = level_tokens(
-                self.index, c.ranked.file_id, level, c.ranked.matched_declarations,
+                self.index,
+                c.ranked.file_id,
+                level,
+                c.ranked.matched_declarations,
                 line_numbers=self.line_numbers,
-            )  # fmt: skip
+            )
             self.memo[key] = cost
         return cost
 
@@ -190,9 +199,14 @@ def greedy_plan(ranking: Ranking, index: Index, budget: int) -> Plan:
             left -= cost
             entries.append(
                 PlanEntry(
-                    path=ranked.path, file_id=ranked.file_id, level=Level.FULL,
-                    tokens=cost - FILE_OVERHEAD, rank=rank, score=ranked.score, automatic=True,
+                    path=ranked.path,
+                    file_id=ranked.file_id,
+                    level=Level.FULL,
+                    tokens=cost - FILE_OVERHEAD,
+                    rank=rank,
+                    score=ranked.score,
+                    automatic=True,
                     reasons=ranked.reasons,
-                )  # fmt: skip
+                )
             )
     return Plan(ranking.query, budget, tuple(entries), budget - left, False, False)

@@ -81,9 +81,15 @@ class QueryAnalysis:
 
 
 def analyse_query(
-    index: Index, text: str, *, max_terms: int = 40, code_weight: float = 1.5,
-    complete: bool = True, expansions: int = 12,
-) -> QueryAnalysis:  # fmt: skip
+    index: Index,
+    text: str,
+    *,
+    max_terms: int = 40,
+    code_weight: float = 1.5,
+    complete: bool = True,
+    expansions: int = 12,
+    repeat_cap: float = 99.0,
+) -> QueryAnalysis:
     """Reduce a question to weighted index terms, mentioned files and an intent.
 
     Args:
@@ -94,6 +100,7 @@ def analyse_query(
         complete: False while the user is typing: the last word may be a prefix and is
             expanded to the vocabulary words it starts.
         expansions: how many vocabulary words a partial last word expands to.
+        repeat_cap: the most weight repetition can give a word (1 + ln(count), capped).
     """
     raw_lower = [t.lower() for t in IDENTIFIER.findall(text)]
     counts: Counter[str] = Counter()
@@ -103,7 +110,9 @@ def analyse_query(
         for word in identifier_words(token):
             counts[word] += boost
             shown.setdefault(word, token if len(token) < 40 else word)
-    weighted: dict[str, float] = {w: 1.0 + math.log(c) if c >= 1 else c for w, c in counts.items()}
+    weighted: dict[str, float] = {
+        w: min(1.0 + math.log(c), repeat_cap) if c >= 1 else c for w, c in counts.items()
+    }
     if not complete and raw_lower and not text[-1:].isspace():
         _expand_last_word(index, raw_lower[-1], weighted, shown, expansions)
     terms = [
@@ -139,7 +148,7 @@ def _expand_last_word(
     if len(prefix) < 2:
         return
     key = ABBREVIATIONS.get(prefix) or normalise_part(prefix) or prefix
-    if prefix in index.vocab or key in index.vocab and len(prefix) >= 4:
+    if prefix in index.vocab or (key in index.vocab and len(prefix) >= 4):
         return  # already a whole word of the index
     terms = index.terms_sorted
     start = bisect.bisect_left(terms, prefix)
@@ -148,7 +157,11 @@ def _expand_last_word(
         if not term.startswith(prefix):
             break
         found.append(term)
-    found.sort(key=lambda t: -int(index.postings.ptr[index.vocab[t] + 1] - index.postings.ptr[index.vocab[t]]))
+    found.sort(
+        key=lambda t: (
+            -int(index.postings.ptr[index.vocab[t] + 1] - index.postings.ptr[index.vocab[t]])
+        )
+    )
     for term in found[:limit]:
         weighted.setdefault(term, 0.5)
         shown.setdefault(term, prefix)

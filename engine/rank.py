@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from engine.explain import TermHits, explain
 from engine.graph import personalised_pagerank
 from engine.index import bm25f_term, idf
-from engine.model import Index, Intent, Ranking, RankedFile, Session
+from engine.model import Index, Intent, RankedFile, Ranking, Session
 from engine.query import QueryAnalysis, analyse_query
 from engine.roles import Role
 
@@ -55,6 +55,9 @@ class RankWeights:
     code_word_weight: float = 2.0
     """Query weight of words taken from code-looking tokens (identifiers in a bug report);
     1.5 -> 2.0 on DEV run 2 (R@5 0.949 -> 0.960)."""
+    repeat_cap: float = 2.5
+    """Cap of a question word's repetition weight 1 + ln(count): in a pasted report, prose
+    said fifty times must not outweigh the one identifier. Neutral on DEV run 3."""
     max_query_terms: int = 80
     """Long questions keep only their most telling words; 40 -> 80 on DEV run 2."""
     graph_seeds: int = 8
@@ -102,9 +105,13 @@ def rank(
     import numpy as np  # deliberate: numpy loads with the index
 
     analysis = analyse_query(
-        index, query, max_terms=weights.max_query_terms, code_weight=weights.code_word_weight,
+        index,
+        query,
+        max_terms=weights.max_query_terms,
+        code_weight=weights.code_word_weight,
         complete=complete,
-    )  # fmt: skip
+        repeat_cap=weights.repeat_cap,
+    )
     keyword, per_term = keyword_scores(index, analysis, weights)
     scores = keyword * prior_vector(index, analysis, weights)
     if analysis.mentioned:
@@ -128,10 +135,14 @@ def rank(
     )
     files = tuple(
         RankedFile(
-            path=index.files[file_id].path, file_id=file_id, score=float(scores[file_id]),
-            reasons=reasons, matched_declarations=matched, pinned=file_id in pinned,
+            path=index.files[file_id].path,
+            file_id=file_id,
+            score=float(scores[file_id]),
+            reasons=reasons,
+            matched_declarations=matched,
+            pinned=file_id in pinned,
             focused=file_id in focus,
-        )  # fmt: skip
+        )
         for file_id, (reasons, matched) in zip(order, explained, strict=True)
     )
     return Ranking(
@@ -178,7 +189,9 @@ def keyword_scores(
     return scores, per_term
 
 
-def prior_vector(index: Index, analysis: QueryAnalysis, weights: RankWeights) -> npt.NDArray[np.float64]:
+def prior_vector(
+    index: Index, analysis: QueryAnalysis, weights: RankWeights
+) -> npt.NDArray[np.float64]:
     """Per-file multiplier for tests, docs, examples, generated and config files."""
     import numpy as np  # deliberate: see rank()
 
@@ -207,9 +220,13 @@ def graph_scores(
     best = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
     seeds = {int(i): float(scores[i]) for i in best if scores[i] > 0}
     return personalised_pagerank(
-        len(index.files), index.edges, seeds, restart=weights.graph_restart,
-        backward=weights.graph_backward, hub_damping=weights.graph_hub_damping,
-    )  # fmt: skip
+        len(index.files),
+        index.edges,
+        seeds,
+        restart=weights.graph_restart,
+        backward=weights.graph_backward,
+        hub_damping=weights.graph_hub_damping,
+    )
 
 
 def _weakest_seed(scores: npt.NDArray[np.float64], seeds: int) -> float:
@@ -243,14 +260,17 @@ def git_vector(index: Index, intent: Intent, weights: RankWeights) -> npt.NDArra
 
 
 def _chosen_first(index: Index, session: Session, scores: npt.NDArray[np.float64]) -> list[int]:
-    """File ids the user chose (focus in order, then pins by score), which rank first."""
+    """File ids the user chose, which rank first: focus files in order, then pinned files
+    and files given a level (by score): a choice must never vanish with the question."""
     ids = index.path_ids
     focus = [ids[p] for p in session.focus if p in ids]
-    pins = sorted(
-        (ids[p] for p in session.pinned if p in ids and ids[p] not in focus),
-        key=lambda i: (-scores[i], i),
+    chosen = set(session.pinned) | {
+        p for p, level in session.overrides.items() if level.value != "off"
+    }
+    others = sorted(
+        {ids[p] for p in chosen if p in ids} - set(focus), key=lambda i: (-scores[i], i)
     )
-    return focus + pins
+    return focus + others
 
 
 def _top(scores: npt.NDArray[np.float64], chosen: list[int], limit: int) -> npt.NDArray[np.int64]:
@@ -266,4 +286,3 @@ def _top(scores: npt.NDArray[np.float64], chosen: list[int], limit: int) -> npt.
     # files are sorted by path, so the file id is the path tie-break
     order = candidates[np.lexsort((candidates, -scores[candidates]))]
     return np.concatenate([np.array(chosen, dtype=np.int64), order.astype(np.int64)])
-

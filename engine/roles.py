@@ -37,7 +37,17 @@ CHANGELOG_NAMES = re.compile(r"^(changes|changelog|history|news|releases?)\b", r
 DOC_NAMES = re.compile(r"^(authors|contributing|license|readme|security|code_of_conduct)\b", re.I)
 PROSE = frozenset({"markdown", "rst"})
 CONFIG_EXTENSIONS = (
-    ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".xml", ".txt", ".csv", ".lock",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".ini",
+    ".cfg",
+    ".conf",
+    ".xml",
+    ".txt",
+    ".csv",
+    ".lock",
 )
 
 
@@ -55,6 +65,8 @@ def classify(parsed: ParsedFile) -> Role:
         return Role.EXAMPLE
     if parsed.language in PROSE or DOC_NAMES.match(name) or any(p in DOC_DIRS for p in parts[:-1]):
         return Role.DOC
-    if parsed.language == "text" and (name.startswith(".") or name.lower().endswith(CONFIG_EXTENSIONS)):
+    if parsed.language == "text" and (
+        name.startswith(".") or name.lower().endswith(CONFIG_EXTENSIONS)
+    ):
         return Role.CONFIG
     return Role.CODE

@@ -27,12 +27,36 @@ from engine.parse.languages import language_for_path
 
 DEPENDENCY_DIRS: frozenset[str] = frozenset(
     {
-        "node_modules", "bower_components", "jspm_packages", "dist", "build", ".venv", "venv",
-        "vendor", "target", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
-        ".ruff_cache", ".next", ".nuxt", ".svelte-kit", ".parcel-cache", ".cache", "coverage",
-        "htmlcov", "site-packages", ".gradle", ".idea", "Pods", ".terraform", ".eggs",
+        "node_modules",
+        "bower_components",
+        "jspm_packages",
+        "dist",
+        "build",
+        ".venv",
+        "venv",
+        "vendor",
+        "target",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".next",
+        ".nuxt",
+        ".svelte-kit",
+        ".parcel-cache",
+        ".cache",
+        "coverage",
+        "htmlcov",
+        "site-packages",
+        ".gradle",
+        ".idea",
+        "Pods",
+        ".terraform",
+        ".eggs",
     }
-)  # fmt: skip
+)
 """Folder names that hold installed dependencies, build output or tool caches, at any depth.
 `out`, `env`, `third_party` and `.vscode` are left out on purpose: too often real sources."""
 
@@ -44,16 +68,31 @@ IGNORE_FILE = ".ctxtuiignore"
 
 LOCK_FILES: frozenset[str] = frozenset(
     {
-        "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb",
-        "poetry.lock", "pipfile.lock", "uv.lock", "cargo.lock", "gemfile.lock", "composer.lock",
-        "go.sum", "flake.lock",
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "bun.lockb",
+        "poetry.lock",
+        "pipfile.lock",
+        "uv.lock",
+        "cargo.lock",
+        "gemfile.lock",
+        "composer.lock",
+        "go.sum",
+        "flake.lock",
     }
-)  # fmt: skip
+)
 """Lock file names, lower-cased; any other `*.lock` name counts too."""
 
 MINIFIED_SUFFIXES: tuple[str, ...] = (
-    ".min.js", ".min.css", ".map", ".bundle.js", "-bundle.js", ".chunk.js",
-)  # fmt: skip
+    ".min.js",
+    ".min.css",
+    ".map",
+    ".bundle.js",
+    "-bundle.js",
+    ".chunk.js",
+)
 """Name endings of minified or bundled output."""
 
 GENERATED_SUFFIXES: tuple[str, ...] = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", ".pb.go")
@@ -65,23 +104,114 @@ PLAIN_TEXT_SHARE = 0.25
 BINARY_EXTENSIONS: frozenset[str] = frozenset(
     {
         # images and fonts
-        "png", "jpg", "jpeg", "gif", "bmp", "ico", "icns", "tif", "tiff", "webp", "avif", "heic",
-        "psd", "xcf", "eot", "otf", "ttf", "woff", "woff2",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "bmp",
+        "ico",
+        "icns",
+        "tif",
+        "tiff",
+        "webp",
+        "avif",
+        "heic",
+        "psd",
+        "xcf",
+        "eot",
+        "otf",
+        "ttf",
+        "woff",
+        "woff2",
         # archives and packages
-        "zip", "gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "tar", "jar", "war", "ear", "whl",
-        "egg", "deb", "rpm", "dmg", "iso", "apk", "nupkg", "gem",
+        "zip",
+        "gz",
+        "tgz",
+        "bz2",
+        "xz",
+        "zst",
+        "7z",
+        "rar",
+        "tar",
+        "jar",
+        "war",
+        "ear",
+        "whl",
+        "egg",
+        "deb",
+        "rpm",
+        "dmg",
+        "iso",
+        "apk",
+        "nupkg",
+        "gem",
         # audio and video
-        "mp3", "mp4", "m4a", "m4v", "wav", "flac", "ogg", "oga", "ogv", "opus", "avi", "mov",
-        "mkv", "webm", "wmv", "mid", "midi",
+        "mp3",
+        "mp4",
+        "m4a",
+        "m4v",
+        "wav",
+        "flac",
+        "ogg",
+        "oga",
+        "ogv",
+        "opus",
+        "avi",
+        "mov",
+        "mkv",
+        "webm",
+        "wmv",
+        "mid",
+        "midi",
         # compiled code and objects
-        "so", "dll", "dylib", "exe", "o", "obj", "a", "lib", "class", "pyc", "pyo", "pyd",
-        "wasm", "bin", "elc", "beam", "node", "pdb",
+        "so",
+        "dll",
+        "dylib",
+        "exe",
+        "o",
+        "obj",
+        "a",
+        "lib",
+        "class",
+        "pyc",
+        "pyo",
+        "pyd",
+        "wasm",
+        "bin",
+        "elc",
+        "beam",
+        "node",
+        "pdb",
         # documents and data stores
-        "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods", "odp", "sqlite",
-        "sqlite3", "db", "mdb", "parquet", "feather", "npy", "npz", "pkl", "pickle", "h5",
-        "hdf5", "onnx", "pt", "pth", "ckpt", "safetensors",
+        "pdf",
+        "doc",
+        "docx",
+        "xls",
+        "xlsx",
+        "ppt",
+        "pptx",
+        "odt",
+        "ods",
+        "odp",
+        "sqlite",
+        "sqlite3",
+        "db",
+        "mdb",
+        "parquet",
+        "feather",
+        "npy",
+        "npz",
+        "pkl",
+        "pickle",
+        "h5",
+        "hdf5",
+        "onnx",
+        "pt",
+        "pth",
+        "ckpt",
+        "safetensors",
     }
-)  # fmt: skip
+)
 """Extensions (lower-case, no dot) of files that are binary by name; saves reading them."""
 
 PROGRESS_EVERY = 256
@@ -103,8 +233,12 @@ LONG_LINE_EXTENSIONS: tuple[str, ...] = (".js", ".mjs", ".cjs", ".css", ".json",
 """Web-asset types the long-line rule applies to."""
 
 GENERATED_MARKERS: tuple[str, ...] = (
-    "@generated", "do not edit", "code generated", "auto-generated", "autogenerated",
-)  # fmt: skip
+    "@generated",
+    "do not edit",
+    "code generated",
+    "auto-generated",
+    "autogenerated",
+)
 """Lower-cased header phrases that mark a file as generated."""
 
 GENERATED_HEAD_LINES = 5
@@ -172,7 +306,7 @@ def is_generated(head: str) -> bool:
 
 def scan(
     root: str | Path,
-    options: ScanOptions = ScanOptions(),  # noqa: B008 - frozen, so a shared default is safe
+    options: ScanOptions = ScanOptions(),
     on_progress: ProgressCallback | None = None,
 ) -> ScanReport:
     """List the files under `root` to index, and the ones left out with their reasons.

@@ -75,36 +75,69 @@ def cache_file(cache_dir: Path, encoding: str) -> Path:
 
 def _declaration_to_list(d: Declaration) -> list[Any]:
     return [
-        d.kind.value, d.name, d.qualified_name, d.signature, d.doc, d.start_line, d.end_line,
-        d.body_start_line, d.exported, d.depth, d.body_tokens, d.signature_tokens,
-    ]  # fmt: skip
+        d.kind.value,
+        d.name,
+        d.qualified_name,
+        d.signature,
+        d.doc,
+        d.start_line,
+        d.end_line,
+        d.body_start_line,
+        d.exported,
+        d.depth,
+        d.body_tokens,
+        d.signature_tokens,
+    ]
 
 
 def _declaration_from_list(v: list[Any]) -> Declaration:
     return Declaration(
-        DeclKind(v[0]), str(v[1]), str(v[2]), str(v[3]), str(v[4]), int(v[5]), int(v[6]),
-        int(v[7]), bool(v[8]), int(v[9]), int(v[10]), int(v[11]),
-    )  # fmt: skip
+        DeclKind(v[0]),
+        str(v[1]),
+        str(v[2]),
+        str(v[3]),
+        str(v[4]),
+        int(v[5]),
+        int(v[6]),
+        int(v[7]),
+        bool(v[8]),
+        int(v[9]),
+        int(v[10]),
+        int(v[11]),
+    )
 
 
 def _file_to_dict(f: ParsedFile) -> dict[str, Any]:
     return {
-        "p": f.path, "l": f.language, "s": f.size, "m": f.mtime_ns, "h": f.sha1, "n": f.lines,
-        "t": f.tokens, "e": [f.partial, f.replaced, f.generated],
+        "p": f.path,
+        "l": f.language,
+        "s": f.size,
+        "m": f.mtime_ns,
+        "h": f.sha1,
+        "n": f.lines,
+        "t": f.tokens,
+        "e": [f.partial, f.replaced, f.generated],
         "d": [_declaration_to_list(d) for d in f.declarations],
         "i": [[i.raw, i.start_line, i.end_line, list(i.targets)] for i in f.imports],
-    }  # fmt: skip
+    }
 
 
 def _file_from_dict(v: dict[str, Any]) -> ParsedFile:
     flags = v["e"]
     return ParsedFile(
-        path=str(v["p"]), language=str(v["l"]), size=int(v["s"]), mtime_ns=int(v["m"]),
-        sha1=str(v["h"]), lines=int(v["n"]), tokens=int(v["t"]),
+        path=str(v["p"]),
+        language=str(v["l"]),
+        size=int(v["s"]),
+        mtime_ns=int(v["m"]),
+        sha1=str(v["h"]),
+        lines=int(v["n"]),
+        tokens=int(v["t"]),
         declarations=tuple(_declaration_from_list(d) for d in v["d"]),
         imports=tuple(Import(str(i[0]), int(i[1]), int(i[2]), tuple(i[3])) for i in v["i"]),
-        partial=bool(flags[0]), replaced=bool(flags[1]), generated=bool(flags[2]),
-    )  # fmt: skip
+        partial=bool(flags[0]),
+        replaced=bool(flags[1]),
+        generated=bool(flags[2]),
+    )
 
 
 def save(path: Path, cached: CachedIndex) -> None:
@@ -116,12 +149,16 @@ def save(path: Path, cached: CachedIndex) -> None:
     import numpy as np  # deliberate: numpy loads only when an index is saved or loaded
 
     meta = {
-        "format": FORMAT, "version": VERSION, "root": cached.root, "encoding": cached.encoding,
-        "files": [_file_to_dict(f) for f in cached.files], "vocab": cached.vocab,
+        "format": FORMAT,
+        "version": VERSION,
+        "root": cached.root,
+        "encoding": cached.encoding,
+        "files": [_file_to_dict(f) for f in cached.files],
+        "vocab": cached.vocab,
         "skipped": [[s.path, s.reason.value, s.detail] for s in cached.skipped],
         "git_head": cached.git_head,
         "git": {p: [g.last_change, g.changes] for p, g in cached.git.items()},
-    }  # fmt: skip
+    }
     blob = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode("utf-8"), dtype=np.uint8)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -129,10 +166,15 @@ def save(path: Path, cached: CachedIndex) -> None:
         try:
             with os.fdopen(fd, "wb") as fh:
                 np.savez(
-                    fh, meta=blob, docs=cached.rows.docs, terms=cached.rows.terms,
-                    fields=cached.rows.fields, counts=cached.rows.counts,
-                    line_tokens=cached.line_tokens, line_tokens_ptr=cached.line_tokens_ptr,
-                )  # fmt: skip
+                    fh,
+                    meta=blob,
+                    docs=cached.rows.docs,
+                    terms=cached.rows.terms,
+                    fields=cached.rows.fields,
+                    counts=cached.rows.counts,
+                    line_tokens=cached.line_tokens,
+                    line_tokens_ptr=cached.line_tokens_ptr,
+                )
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -160,26 +202,42 @@ def load(path: Path, root: str, encoding: str) -> CachedIndex:
             if meta.get("root") != root or meta.get("encoding") != encoding:
                 raise StaleCache("made for another folder or encoding")
             rows = TermRows(
-                data["docs"].astype(np.int32), data["terms"].astype(np.int32),
-                data["fields"].astype(np.int8), data["counts"].astype(np.int32),
-            )  # fmt: skip
+                data["docs"].astype(np.int32),
+                data["terms"].astype(np.int32),
+                data["fields"].astype(np.int8),
+                data["counts"].astype(np.int32),
+            )
             line_tokens = data["line_tokens"].astype(np.int64)
             line_tokens_ptr = data["line_tokens_ptr"].astype(np.int64)
         files = [_file_from_dict(f) for f in meta["files"]]
         vocab = [str(t) for t in meta["vocab"]]
         _check_shapes(rows, len(files), len(vocab), line_tokens, line_tokens_ptr)
         return CachedIndex(
-            root=root, encoding=encoding, files=files, vocab=vocab, rows=rows,
-            line_tokens=line_tokens, line_tokens_ptr=line_tokens_ptr,
+            root=root,
+            encoding=encoding,
+            files=files,
+            vocab=vocab,
+            rows=rows,
+            line_tokens=line_tokens,
+            line_tokens_ptr=line_tokens_ptr,
             skipped=[SkippedFile(str(s[0]), SkipReason(s[1]), str(s[2])) for s in meta["skipped"]],
             git_head=meta["git_head"],
             git={str(p): GitSignal(float(g[0]), int(g[1])) for p, g in meta["git"].items()},
-        )  # fmt: skip
+        )
     except FileNotFoundError:
         raise
     except StaleCache:
         raise
-    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile) as exc:
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        EOFError,
+        zipfile.BadZipFile,
+    ) as exc:
         raise StaleCache(f"unreadable ({type(exc).__name__})") from exc
 
 
@@ -191,6 +249,9 @@ def _check_shapes(
     line_tokens_ptr: npt.NDArray[np.int64],
 ) -> None:
     """Reject arrays that do not fit together (a truncated or edited cache)."""
+    arrays = (rows.docs, rows.terms, rows.fields, rows.counts, line_tokens, line_tokens_ptr)
+    if any(a.ndim != 1 for a in arrays):
+        raise StaleCache("arrays of the wrong shape")
     n = len(rows.docs)
     if not (len(rows.terms) == len(rows.fields) == len(rows.counts) == n):
         raise StaleCache("term rows of different lengths")

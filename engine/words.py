@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z][A-Za-z0-9_]*)*|[0-9]{3,}")
-"""Identifiers (kebab-case joined), and numbers of three or more digits (status codes, ports)."""
+IDENTIFIER = re.compile(r"[^\W\d]\w*(?:-[^\W\d]\w*)*|[0-9]{3,}")
+"""Identifiers in any script (kebab-case joined), and numbers of three or more digits
+(status codes, ports)."""
 
 CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 """Parts of one identifier segment: HTTPServer -> HTTP, Server; getV2Name -> get, V, 2, Name."""
@@ -162,16 +163,26 @@ def normalise_part(part: str) -> str | None:
 
 
 def split_identifier(identifier: str) -> list[str]:
-    """Split one identifier into lower-case parts: getHTTPResponse_v2 -> get, http, response, v, 2."""
+    """Split an identifier into lower-case parts: getHTTPResponse_v2 -> get, http, response, v, 2."""
     parts: list[str] = []
     for segment in re.split(r"[_\-]+", identifier):
-        if segment:
+        if not segment:
+            continue
+        if segment.isascii():
             parts.extend(p.lower() for p in CAMEL_PARTS.findall(segment))
+        else:
+            parts.append(segment.lower())  # naïve, 名前: no camel rules outside ASCII
     return parts
+
+
+MAX_IDENTIFIER = 64
+"""Longer "identifiers" are data (base64 blobs, hashes), not names: they give no words."""
 
 
 def identifier_words(identifier: str) -> list[str]:
     """Index words of one identifier: its normalised parts, then the whole identifier."""
+    if len(identifier) > MAX_IDENTIFIER:
+        return []
     parts = split_identifier(identifier)
     words = [w for w in (normalise_part(p) for p in parts) if w is not None]
     if len(parts) > 1:

@@ -1,0 +1,517 @@
+"""The command line through its real entry point, `ctxtui.cli.main([...])`, and once as a process.
+
+Exit codes: 0 success, 1 a failure of the work (bad path, unreadable input), 2 bad usage. Data
+on stdout only; errors are one line on stderr, never a traceback. Tokenizer tables are loaded
+once per test run (the loader is wrapped with a memo, nothing else is replaced).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import make_repo
+
+import engine
+import engine.tokens
+from ctxtui.cli import main
+from engine.tokens import Tokenizer
+
+REPO_FILES: dict[str, str | bytes] = {
+    "auth/session.py": (
+        "from auth.tokens import sign_token\n"
+        "\n"
+        "\n"
+        "def get_user_session(user_id):\n"
+        '    """Open a login session for a user."""\n'
+        "    return sign_token(user_id)\n"
+    ),
+    "auth/tokens.py": "def sign_token(user_id):\n    return f'signed:{user_id}'\n",
+    "billing/invoice.py": "class Invoice:\n    def total(self):\n        return 42\n",
+    "web/app.js": "export function renderCart(cart) {\n  return cart.items.length;\n}\n",
+    "README.md": "# Shop\n\nSessions and invoices.\n",
+    "logo.png": b"\x89PNG\r\n\x1a\n\0\0\0",
+    "blob.dat": b"head\0tail" * 10,
+}
+
+_REAL_LOAD = engine.tokens.load_tokenizer
+_LOADED: dict[str, Tokenizer] = {}
+
+
+def _load_once(name: str = "o200k_base", data_dir: Path | None = None) -> Tokenizer:
+    if data_dir is not None:
+        return _REAL_LOAD(name, data_dir)
+    if name not in _LOADED:
+        _LOADED[name] = _REAL_LOAD(name)
+    return _LOADED[name]
+
+
+@pytest.fixture(autouse=True)
+def tokenizer_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "load_tokenizer", _load_once)
+    monkeypatch.setattr(engine.tokens, "load_tokenizer", _load_once)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root: Path = make_repo(tmp_path / "shop", REPO_FILES)
+    return root
+
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    """Call main(argv); return (exit code, stdout, stderr)."""
+
+    def call(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return call
+
+
+def one_line(err: str) -> str:
+    """The single line of an error message, checked to be one line and no traceback."""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- rank
+
+
+def test_rank_json_prints_only_a_list_of_paths_scores_and_reasons(run: Run, repo: Path) -> None:
+    code, out, err = run("rank", "getUserSession", str(repo), "--json")
+    assert (code, err) == (0, "")
+    ranking = json.loads(out)
+    assert isinstance(ranking, list)
+    assert ranking[0]["path"] == "auth/session.py"
+    for item in ranking:
+        assert {"path", "score", "reasons"} <= set(item)
+        assert isinstance(item["score"], float)
+        assert all({"kind", "detail"} <= set(r) for r in item["reasons"])
+    assert [i["score"] for i in ranking] == sorted((i["score"] for i in ranking), reverse=True)
+
+
+def test_rank_json_reasons_carry_kinds_and_fields(run: Run, repo: Path) -> None:
+    _, out, _ = run("rank", "get user session", str(repo), "--json")
+    reasons = json.loads(out)[0]["reasons"]
+    assert {"kind": "declaration", "detail": "get_user_session"}.items() <= reasons[0].items()
+    words = [r for r in reasons if r["kind"] == "word"]
+    assert words and all(r["fields"] for r in words)
+
+
+def test_rank_limit_caps_the_list(run: Run, repo: Path) -> None:
+    _, out, _ = run("rank", "session token user", str(repo), "--json", "--limit", "1")
+    assert len(json.loads(out)) == 1
+
+
+def test_rank_as_text_shows_each_file_with_its_reasons(run: Run, repo: Path) -> None:
+    code, out, _ = run("rank", "get user session", str(repo))
+    assert code == 0
+    lines = out.splitlines()
+    assert re.match(r"\s*1\.\s+1\.00\s+auth/session\.py$", lines[0])
+    assert "declaration: get_user_session" in lines[1]
+
+
+def test_rank_of_a_question_nothing_matches_says_so(run: Run, repo: Path) -> None:
+    assert run("rank", "kubernetes", str(repo)) == (0, "no file matches the question\n", "")
+
+
+def test_rank_focus_puts_the_file_first(run: Run, repo: Path) -> None:
+    _, out, _ = run("rank", "user session", str(repo), "--json", "--focus", "billing/invoice.py")
+    first = json.loads(out)[0]
+    assert (first["path"], first["focused"]) == ("billing/invoice.py", True)
+
+
+def test_rank_focus_on_a_file_outside_the_index_is_bad_usage(run: Run, repo: Path) -> None:
+    code, out, err = run("rank", "user session", str(repo), "--focus", "nope.py")
+    assert (code, out) == (2, "")
+    assert "nope.py" in one_line(err)
+
+
+def test_rank_exclude_leaves_matching_files_out(run: Run, repo: Path) -> None:
+    _, out, _ = run(
+        "rank", "user session token", str(repo), "--json", "--exclude", "auth/tokens.py"
+    )
+    assert "auth/tokens.py" not in [i["path"] for i in json.loads(out)]
+
+
+def test_question_dash_reads_stdin(run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    report = "Users get logged out.\n\nIt fails in get_user_session after a restart.\n" * 20
+    monkeypatch.setattr(sys, "stdin", io.StringIO(report))
+    code, out, _ = run("rank", "-", str(repo), "--json")
+    assert code == 0
+    assert json.loads(out)[0]["path"] == "auth/session.py"
+
+
+def test_empty_repository_ranks_an_empty_list(run: Run, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    code, out, _ = run("rank", "where is the session?", str(tmp_path / "empty"), "--json")
+    assert (code, json.loads(out)) == (0, [])
+
+
+@pytest.mark.parametrize("question", ["?!? ...", "🙂🔥"])
+def test_punctuation_or_emoji_question_ranks_an_empty_list(
+    run: Run, repo: Path, question: str
+) -> None:
+    code, out, _ = run("rank", question, str(repo), "--json")
+    assert (code, json.loads(out)) == (0, [])
+
+
+# --------------------------------------------------------------------------- exit codes
+
+
+def test_missing_path_is_exit_1_with_one_line(run: Run, tmp_path: Path) -> None:
+    code, out, err = run("rank", "session", str(tmp_path / "nowhere"), "--json")
+    assert (code, out) == (1, "")
+    assert one_line(err).startswith("ctxtui: ")
+    assert "nowhere" in err
+
+
+def test_file_instead_of_folder_is_exit_1(run: Run, repo: Path) -> None:
+    code, out, err = run("pack", "session", str(repo / "README.md"))
+    assert (code, out) == (1, "")
+    assert "not a folder" in one_line(err)
+
+
+def test_index_of_a_missing_path_is_exit_1(run: Run, tmp_path: Path) -> None:
+    code, _, err = run("index", str(tmp_path / "nowhere"))
+    assert code == 1
+    one_line(err)
+
+
+def test_app_on_a_missing_folder_is_exit_1_without_starting(run: Run, tmp_path: Path) -> None:
+    code, _, err = run(str(tmp_path / "nowhere"))
+    assert code == 1
+    assert "no such folder" in one_line(err)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("rank", "session", "--bogus"),
+        ("pack", "session", "-b", "0"),
+        ("pack", "session", "-b", "-100"),
+        ("pack", "session", "-b", "lots"),
+        ("pack", "session", "--format", "yaml"),
+        ("rank", "session", "--limit", "0"),
+        ("index", "--encoding", "p50k_base"),
+        ("rank",),
+        ("frobnicate-not-a-command-or-folder", "extra"),
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_bad_usage_is_exit_2_with_one_line(
+    run: Run, repo: Path, argv: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    code, out, err = run(*argv)
+    assert (code, out) == (2, "")
+    one_line(err)
+
+
+@pytest.mark.parametrize("question", ["", "   \n\t"])
+def test_empty_question_is_exit_2(run: Run, repo: Path, question: str) -> None:
+    code, out, err = run("rank", question, str(repo))
+    assert (code, out) == (2, "")
+    assert "empty" in one_line(err)
+
+
+def test_empty_question_on_stdin_is_exit_2(
+    run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n\n"))
+    code, _, err = run("pack", "-", str(repo))
+    assert code == 2
+    one_line(err)
+
+
+def test_help_is_exit_0(run: Run) -> None:
+    code, out, _ = run("pack", "--help")
+    assert code == 0
+    assert "--budget" in out
+
+
+# --------------------------------------------------------------------------- pack
+
+
+def test_pack_json_prints_the_documented_schema(run: Run, repo: Path) -> None:
+    code, out, err = run("pack", "get user session", str(repo), "-b", "2000", "--format", "json")
+    assert (code, err) == (0, "")
+    document: dict[str, Any] = json.loads(out)
+    assert list(document) == ["query", "root", "budget", "encoding", "total_tokens", "files"]
+    assert (document["query"], document["budget"], document["encoding"]) == (
+        "get user session", 2000, "o200k_base",
+    )  # fmt: skip
+    assert document["total_tokens"] <= 2000
+    assert document["files"][0]["path"] == "auth/session.py"
+    for file in document["files"]:
+        assert {"path", "level", "tokens", "score", "reasons", "content"} <= set(file)
+        assert file["level"] in ("full", "focused", "outline")
+        assert isinstance(file["content"], str) and isinstance(file["tokens"], int)
+    assert "def get_user_session(user_id):" in document["files"][0]["content"]
+
+
+def test_pack_total_is_the_count_of_what_it_prints(run: Run, repo: Path) -> None:
+    _, out, _ = run("pack", "get user session", str(repo), "--format", "json")
+    assert json.loads(out)["total_tokens"] == _load_once().count(out)
+
+
+def test_pack_encoding_option_is_used_and_printed(run: Run, repo: Path) -> None:
+    _, out, _ = run("pack", "session", str(repo), "--format", "json", "--encoding", "cl100k_base")
+    document = json.loads(out)
+    assert document["encoding"] == "cl100k_base"
+    assert document["total_tokens"] == _load_once("cl100k_base").count(out)
+
+
+def test_pack_markdown_is_the_default_format(run: Run, repo: Path) -> None:
+    code, out, _ = run("pack", "get user session", str(repo))
+    assert code == 0
+    assert "## auth/session.py" in out
+    assert "```python" in out
+
+
+def test_pack_xml_has_one_element_per_file(run: Run, repo: Path) -> None:
+    _, out, _ = run("pack", "get user session", str(repo), "--format", "xml")
+    assert out.lstrip().startswith("<context")
+    assert '<file path="auth/session.py"' in out
+
+
+def test_pack_line_numbers_number_the_source_lines(run: Run, repo: Path) -> None:
+    _, out, _ = run("pack", "get user session", str(repo), "-n", "--format", "json")
+    content = json.loads(out)["files"][0]["content"]
+    assert re.search(r"^\s*4\s*\S?\s*def get_user_session", content, re.MULTILINE)
+
+
+def test_pack_output_file_gets_the_pack_and_stdout_stays_empty(
+    run: Run, repo: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "pack.md"
+    code, out, err = run("pack", "get user session", str(repo), "-o", str(target))
+    assert (code, out) == (0, "")
+    assert str(target) in one_line(err)
+    assert "## auth/session.py" in target.read_text(encoding="utf-8")
+
+
+def test_pack_output_to_a_missing_folder_is_exit_1(run: Run, repo: Path, tmp_path: Path) -> None:
+    code, _, err = run("pack", "session", str(repo), "-o", str(tmp_path / "no" / "such" / "p.md"))
+    assert code == 1
+    assert "cannot write" in one_line(err)
+
+
+def test_pack_copy_without_a_clipboard_still_prints_and_says_so(
+    run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch, isolated_dirs: Path
+) -> None:
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "WSL_DISTRO_NAME"):
+        monkeypatch.delenv(var, raising=False)
+    code, out, err = run("pack", "get user session", str(repo), "--copy")
+    assert code == 0
+    assert "## auth/session.py" in out
+    line = one_line(err)
+    assert "no clipboard" in line
+    saved = Path(line.rsplit("saved to ", 1)[1])
+    assert saved.is_relative_to(isolated_dirs)
+    assert saved.read_text(encoding="utf-8") == out
+
+
+def test_pack_copy_with_an_output_file_writes_the_file_and_says_both(
+    run: Run, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "WSL_DISTRO_NAME"):
+        monkeypatch.delenv(var, raising=False)
+    target = tmp_path / "p.xml"
+    code, out, err = run(
+        "pack", "session", str(repo), "--format", "xml", "--copy", "-o", str(target)
+    )
+    assert (code, out) == (0, "")
+    assert target.read_text(encoding="utf-8").lstrip().startswith("<context")
+    assert len(err.strip().splitlines()) == 2  # wrote ..., and the clipboard line
+
+
+def test_pack_of_an_empty_repository_is_exit_0(run: Run, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    code, out, _ = run("pack", "session", str(tmp_path / "empty"), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["files"] == []
+
+
+def test_pack_focus_files_are_packed(run: Run, repo: Path) -> None:
+    _, out, _ = run("pack", "session", str(repo), "--format", "json", "--focus", "web/app.js")
+    files = json.loads(out)["files"]
+    assert files[0]["path"] == "web/app.js"
+    assert files[0]["pinned"] is True
+
+
+# --------------------------------------------------------------------------- index
+
+
+def test_index_prints_files_skips_declarations_edges_tokens_and_times(run: Run, repo: Path) -> None:
+    code, out, err = run("index", str(repo))
+    assert (code, err) == (0, "")
+    lines = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    assert re.search(r"files\s+5\s+python 3, javascript 1, markdown 1$", lines["files"])
+    assert re.search(r"skipped\s+2\s+binary 2$", lines["skipped"])
+    assert re.search(r"declarations\s+6$", lines["declarations"])  # 5 in code, 1 heading
+    assert re.search(r"import edges\s+1\b", out)
+    assert re.search(r"tokens\s+[\d,]+\s+\(o200k_base\)", lines["tokens"])
+    assert re.search(r"this run\s+parsed 5, reused 0, removed 0", out)
+    assert re.search(r"time\s+scan [\d.]+s, .*parse [\d.]+s.* = [\d.]+s$", lines["time"])
+    assert "cache" in lines
+
+
+def test_index_twice_reuses_the_cache(run: Run, repo: Path) -> None:
+    run("index", str(repo))
+    _, out, _ = run("index", str(repo))
+    assert "parsed 0, reused 5, removed 0" in out
+
+
+def test_index_verbose_lists_the_skipped_files_with_reasons(run: Run, repo: Path) -> None:
+    (repo / "legacy.py").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    _, out, _ = run("index", str(repo), "--verbose")
+    listed = out.split("skipped files:", 1)[1]
+    assert "  blob.dat  (binary)" in listed
+    assert "  logo.png  (binary)" in listed
+    assert "  legacy.py  (decoded with replacement)" in listed
+
+
+def test_index_without_verbose_lists_no_files(run: Run, repo: Path) -> None:
+    _, out, _ = run("index", str(repo))
+    assert "skipped files:" not in out and "blob.dat" not in out
+
+
+def test_index_no_cache_saves_nothing_and_parses_all(
+    run: Run, repo: Path, isolated_dirs: Path
+) -> None:
+    run("index", str(repo), "--no-cache")
+    _, out, _ = run("index", str(repo), "--no-cache")
+    assert "parsed 5, reused 0" in out
+    assert not any(line.startswith("cache") for line in out.splitlines())
+    assert not list(isolated_dirs.rglob("*.npz"))
+
+
+def test_index_of_an_empty_folder_counts_zero(run: Run, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    code, out, _ = run("index", str(tmp_path / "empty"))
+    assert code == 0
+    assert re.search(r"^files\s+0\s*$", out, re.MULTILINE)
+
+
+def test_a_damaged_cache_is_reported_in_one_line_and_rebuilt(
+    run: Run, repo: Path, isolated_dirs: Path
+) -> None:
+    run("index", str(repo))
+    (cache,) = isolated_dirs.rglob("index-o200k_base.npz")
+    cache.write_bytes(b"garbage")
+    code, out, err = run("rank", "session", str(repo), "--json")
+    assert code == 0
+    assert "index cache discarded" in one_line(err)
+    assert json.loads(out)
+
+
+# --------------------------------------------------------------------------- eval
+
+
+@pytest.fixture
+def cases(tmp_path: Path) -> Path:
+    path = tmp_path / "cases.jsonl"
+    rows = [
+        {
+            "id": "session-1",
+            "query": "getUserSession returns the wrong user",
+            "gold": ["auth/session.py"],
+        },
+        {"id": "invoice-1", "query": "Invoice total is hard coded", "gold": ["billing/invoice.py"]},
+        {"id": "cart-1", "query": "renderCart counts items", "gold": ["web/app.js"]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_eval_prints_a_table_for_ctxtui_greedy_and_grep(run: Run, repo: Path, cases: Path) -> None:
+    code, out, _ = run("eval", str(cases), str(repo), "-b", "2000")
+    assert code == 0
+    for case_id in ("session-1", "invoice-1", "cart-1"):
+        assert case_id in out
+    header = next(line for line in out.splitlines() if line.startswith("method"))
+    assert header.split() == ["method", "R@1", "R@5", "R@10", "MRR", "Hit@5", "Pack"]
+    methods = ("ctxtui", "ctxtui+greedy", "grep")
+    cells = [line.split() for line in out.splitlines()]
+    rows = {row[0]: row[1:] for row in cells if row and row[0] in methods}
+    assert set(rows) == {"ctxtui", "ctxtui+greedy", "grep"}
+    assert all(len(v) == 6 for v in rows.values())
+    assert float(rows["ctxtui"][1]) == 1.0  # R@5: every gold file is in the top five
+    assert "3 cases, budget 2,000 tokens" in out
+
+
+def test_eval_json_summarises_each_method(run: Run, repo: Path, cases: Path) -> None:
+    code, out, _ = run("eval", str(cases), str(repo), "--json")
+    assert code == 0
+    document = json.loads(out)
+    assert set(document["summary"]) == {"ctxtui", "greedy", "grep"}
+    assert set(document["summary"]["ctxtui"]) == {"R@1", "R@5", "R@10", "MRR", "Hit@5", "Pack"}
+    assert [c["id"] for c in document["cases"]] == ["session-1", "invoice-1", "cart-1"]
+    assert document["summary"]["ctxtui"]["MRR"] == 1.0
+
+
+def test_eval_of_a_file_that_is_not_json_lines_is_exit_1(
+    run: Run, repo: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    code, _, err = run("eval", str(bad), str(repo))
+    assert code == 1
+    assert "not JSON lines" in one_line(err)
+
+
+def test_eval_of_a_missing_cases_file_is_exit_1(run: Run, repo: Path, tmp_path: Path) -> None:
+    code, _, err = run("eval", str(tmp_path / "none.jsonl"), str(repo))
+    assert code == 1
+    one_line(err)
+
+
+def test_eval_case_without_gold_is_bad_usage(run: Run, repo: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "nogold.jsonl"
+    bad.write_text('{"query": "session"}\n', encoding="utf-8")
+    code, _, err = run("eval", str(bad), str(repo))
+    assert code == 2
+    assert "gold" in one_line(err)
+
+
+# --------------------------------------------------------------------------- the console script
+
+
+def console_script() -> list[str]:
+    found = shutil.which("ctxtui", path=str(Path(sys.executable).parent))
+    return [found] if found else [sys.executable, "-m", "ctxtui"]
+
+
+def test_console_script_ranks_as_json_with_a_clean_stdout(repo: Path) -> None:
+    done = subprocess.run(
+        [*console_script(), "rank", "getUserSession", str(repo), "--json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["path"] == "auth/session.py"
+    assert done.stderr == ""
+
+
+def test_console_script_reports_a_missing_path_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*console_script(), "pack", "session", str(tmp_path / "nowhere")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (1, "")
+    assert one_line(done.stderr).startswith("ctxtui: ")

@@ -1,0 +1,240 @@
+"""Planner invariants on a billing repository with one large answer file and many small ones.
+
+Never over budget unless the user's choices force it; no automatic file above its cap; pinned
+and overridden files always in; OFF removes a file; same input, same plan; and it beats the
+plain greedy planner when the answer is a large file ranked first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+from index_support import index_repo
+
+from engine.model import Index, Level, Plan, PlanLimits, Session
+from engine.plan import FILE_OVERHEAD, PACK_OVERHEAD, greedy_plan, plan
+from engine.rank import rank
+
+
+def _invoice_engine(rules: int) -> str:
+    """A large module of many small rules, with the late-fee function in the middle."""
+    parts = [
+        '"""Invoice engine: every rule that turns orders into invoices."""\n\nimport datetime\n\n\n'
+    ]
+    for i in range(rules):
+        parts.append(
+            f"def rule_{i:02d}_adjust_invoice(invoice, order):\n"
+            f'    """Adjust the invoice for rule {i}."""\n'
+            f"    amount = order.amount * {i + 1} / 100\n"
+            f"    invoice.lines.append(('rule {i}', amount))\n"
+            "    return invoice\n\n\n"
+        )
+    parts.insert(
+        len(parts) // 2,
+        "def apply_late_fee(invoice, days_late):\n"
+        '    """Charge a late fee for every day past the due date."""\n'
+        "    fee = days_late * invoice.daily_late_fee\n"
+        "    invoice.total += fee\n"
+        "    return invoice\n\n\n",
+    )
+    return "".join(parts)
+
+
+def _medium(name: str, n: int) -> str:
+    body = "".join(
+        f"def {name}_step_{i}(invoice):\n"
+        f'    """Step {i} of {name} for monthly invoices."""\n'
+        f"    invoice.notes.append('{name} {i}')\n"
+        "    return invoice\n\n\n"
+        for i in range(n)
+    )
+    return f'"""The {name} part of billing."""\n\n\n' + body
+
+
+BILLING: dict[str, str | bytes] = {
+    "billing/engine.py": _invoice_engine(60),
+    "billing/reminders.py": _medium("reminder", 12),
+    "billing/statements.py": _medium("statement", 20),
+    "billing/tax.py": _medium("tax", 6),
+    "docs/fees.md": "# Fees\n\nA late fee is charged per day past the due date.\n",
+    **{
+        f"billing/helpers_{i:02d}.py": (
+            f'def helper_{i}(invoice):\n    """Small helper {i} for late invoices."""\n'
+            f"    return invoice.total + {i}\n"
+        )
+        for i in range(12)
+    },
+}
+QUESTIONS = ("how is the late fee applied?", "invoice rules", "reminder statement steps")
+
+
+@pytest.fixture(scope="module")
+def billing(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    root = make_repo(tmp_path_factory.mktemp("plan") / "billing", BILLING)
+    return index_repo(root)[0]
+
+
+NO_CHOICES = Session()
+
+
+def plan_for(index: Index, question: str, budget: int, session: Session = NO_CHOICES) -> Plan:
+    return plan(rank(index, question, session), index, budget, session)
+
+
+BUDGETS = range(200, 20_001, 233)
+
+
+# --------------------------------------------------------------------------- the budget
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_plan_never_exceeds_the_budget_without_user_choices(billing: Index, question: str) -> None:
+    ranking = rank(billing, question)
+    for budget in BUDGETS:
+        packed = plan(ranking, billing, budget)
+        assert packed.total_tokens <= budget, budget
+        assert not packed.over_budget and packed.notes == (), budget
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_entries_and_overheads_add_up_to_the_plan_total(billing: Index, question: str) -> None:
+    ranking = rank(billing, question)
+    for budget in BUDGETS:
+        packed = plan(ranking, billing, budget)
+        expected = PACK_OVERHEAD + sum(e.tokens + FILE_OVERHEAD for e in packed.entries)
+        assert packed.total_tokens == expected, budget
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_no_automatic_file_takes_more_than_its_cap(billing: Index, question: str) -> None:
+    ranking = rank(billing, question)
+    limits = PlanLimits()
+    for budget in BUDGETS:
+        for entry in plan(ranking, billing, budget, limits=limits).entries:
+            assert entry.automatic
+            assert entry.tokens <= int(limits.auto_cap * budget), (budget, entry.path)
+
+
+def test_a_tighter_cap_is_respected_too(billing: Index) -> None:
+    ranking = rank(billing, "how is the late fee applied?")
+    limits = PlanLimits(auto_cap=0.1)
+    for budget in BUDGETS:
+        assert all(
+            e.tokens <= 0.1 * budget for e in plan(ranking, billing, budget, limits=limits).entries
+        )
+
+
+def test_plan_entries_follow_the_ranking_order(billing: Index) -> None:
+    packed = plan_for(billing, "how is the late fee applied?", 4000)
+    ranks = [e.rank for e in packed.entries]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
+    assert all(e.level is not Level.OFF for e in packed.entries)
+
+
+def test_a_budget_too_small_for_anything_gives_an_empty_plan(billing: Index) -> None:
+    packed = plan_for(billing, "how is the late fee applied?", 50)
+    assert packed.entries == ()
+
+
+def test_a_budget_below_the_pack_header_does_not_blame_pinned_files(billing: Index) -> None:
+    packed = plan_for(billing, "how is the late fee applied?", 50)
+    assert not any("pinned" in note for note in packed.notes)
+
+
+def test_max_candidates_limits_the_files_considered(billing: Index) -> None:
+    ranking = rank(billing, "late invoices")
+    packed = plan(ranking, billing, 20_000, limits=PlanLimits(max_candidates=3))
+    assert {e.path for e in packed.entries} <= {f.path for f in ranking.files[:3]}
+
+
+# --------------------------------------------------------------------------- the user's choices
+
+
+def test_pinned_file_bigger_than_the_budget_is_in_and_the_plan_says_so(billing: Index) -> None:
+    session = Session(pinned=frozenset({"billing/engine.py"}))
+    packed = plan_for(billing, "helper", 300, session)
+    entry = next(e for e in packed.entries if e.path == "billing/engine.py")
+    assert entry.pinned and not entry.automatic
+    assert packed.over_budget
+    assert packed.total_tokens > packed.budget
+    assert len(packed.notes) == 1 and "exceed the budget" in packed.notes[0]
+
+
+@pytest.mark.parametrize("budget", [200, 1000, 5000, 20_000])
+def test_pinned_and_focus_files_are_always_in(billing: Index, budget: int) -> None:
+    session = Session(pinned=frozenset({"billing/tax.py"}), focus=("billing/helpers_07.py",))
+    paths = {
+        e.path for e in plan_for(billing, "how is the late fee applied?", budget, session).entries
+    }
+    assert {"billing/tax.py", "billing/helpers_07.py"} <= paths
+
+
+def test_overridden_level_is_kept_even_above_the_cap_and_the_budget(billing: Index) -> None:
+    session = Session(overrides={"billing/engine.py": Level.FULL})
+    packed = plan_for(billing, "how is the late fee applied?", 1000, session)
+    entry = next(e for e in packed.entries if e.path == "billing/engine.py")
+    assert entry.level is Level.FULL and not entry.automatic
+    assert entry.tokens == billing.files[entry.file_id].tokens
+    assert packed.over_budget and packed.notes
+
+
+def test_override_off_removes_the_file(billing: Index) -> None:
+    question = "how is the late fee applied?"
+    assert plan_for(billing, question, 4000).entries[0].path == "billing/engine.py"
+    session = Session(overrides={"billing/engine.py": Level.OFF})
+    packed = plan_for(billing, question, 4000, session)
+    assert "billing/engine.py" not in {e.path for e in packed.entries}
+    assert not packed.over_budget
+
+
+def test_override_outline_is_used_as_chosen(billing: Index) -> None:
+    session = Session(overrides={"billing/engine.py": Level.OUTLINE})
+    packed = plan_for(billing, "how is the late fee applied?", 20_000, session)
+    entry = next(e for e in packed.entries if e.path == "billing/engine.py")
+    assert entry.level is Level.OUTLINE and not entry.automatic
+
+
+def test_overridden_file_is_in_even_when_the_question_does_not_rank_it(billing: Index) -> None:
+    session = Session(overrides={"billing/engine.py": Level.FULL})
+    ranking = rank(billing, "reminder steps", session)
+    packed = plan(ranking, billing, 20_000, session)
+    assert "billing/engine.py" in {e.path for e in packed.entries}
+
+
+# --------------------------------------------------------------------------- stability and quality
+
+
+def test_the_same_input_gives_equal_plans(billing: Index) -> None:
+    session = Session(pinned=frozenset({"billing/tax.py"}))
+    ranking = rank(billing, "how is the late fee applied?", session)
+    for budget in (300, 2000, 9000):
+        assert plan(ranking, billing, budget, session) == plan(ranking, billing, budget, session)
+
+
+def test_planner_packs_the_large_answer_that_greedy_leaves_out(billing: Index) -> None:
+    ranking = rank(billing, "how is the late fee applied?")
+    answer = ranking.files[0]
+    assert answer.path == "billing/engine.py"
+    budget = 2000
+    assert billing.files[answer.file_id].tokens > budget  # the whole file cannot fit
+    ours = {e.path: e for e in plan(ranking, billing, budget).entries}
+    greedy = {e.path for e in greedy_plan(ranking, billing, budget).entries}
+    assert answer.path not in greedy
+    assert ours[answer.path].level is Level.FOCUSED
+    assert answer.matched_declarations == ours[answer.path].matched_declarations
+
+
+def test_greedy_plan_takes_whole_files_in_ranked_order_while_they_fit(billing: Index) -> None:
+    ranking = rank(billing, "late invoices")
+    packed = greedy_plan(ranking, billing, 3000)
+    assert all(e.level is Level.FULL for e in packed.entries)
+    assert packed.total_tokens <= 3000
+    assert [e.rank for e in packed.entries] == sorted(e.rank for e in packed.entries)
+
+
+def test_an_empty_ranking_gives_an_empty_plan(tmp_path: Path) -> None:
+    index, _ = index_repo(make_repo(tmp_path / "repo", {"a.py": "x = 1\n"}))
+    packed = plan(rank(index, "nothing matches"), index, 8000)
+    assert (packed.entries, packed.over_budget, packed.notes) == ((), False, ())

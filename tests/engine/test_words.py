@@ -1,0 +1,138 @@
+"""The code-aware word splitter: identifiers split and kept whole, stems, abbreviations and
+stop words."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from engine.words import STOP_WORDS, count_words, path_words, split_identifier, stem, words
+
+
+@pytest.mark.parametrize(
+    "identifier",
+    [
+        "getUserSession",
+        "GetUserSession",
+        "get_user_session",
+        "get-user-session",
+        "GET_USER_SESSION",
+    ],
+)
+def test_every_spelling_of_an_identifier_gives_its_parts_and_the_whole(identifier: str) -> None:
+    assert words(identifier) == ["get", "user", "sess", "getusersession"]
+
+
+def test_camel_case_question_meets_snake_case_code() -> None:
+    assert words("getUserSession") == words("get_user_session")
+
+
+def test_acronyms_inside_pascal_case_are_split_before_the_next_word() -> None:
+    assert split_identifier("HTTPServerError") == ["http", "server", "error"]
+    assert words("parseJSONResponse")[-1] == "parsejsonresponse"
+
+
+def test_digits_split_from_letters_and_single_letters_are_dropped() -> None:
+    assert split_identifier("getV2Name") == ["get", "v", "2", "name"]
+    assert words("getV2Name") == ["get", "nam", "getv2name"]
+
+
+def test_dotted_names_split_into_each_identifier_with_its_whole_kept() -> None:
+    assert words("Flask.preprocess_request") == ["flask", "preprocess", "req", "preprocessrequest"]
+
+
+def test_kebab_case_is_one_identifier_kept_whole() -> None:
+    assert words("dry-run-mode") == ["dry", "run", "mod", "dryrunmode"]
+
+
+def test_one_part_identifier_is_not_repeated_as_its_own_whole() -> None:
+    assert words("session") == ["sess"]
+
+
+def test_dunder_names_reduce_to_their_word() -> None:
+    assert words("__init__") == ["init"]
+
+
+@pytest.mark.parametrize(
+    "family",
+    [
+        ("handled", "handler", "handling", "handles", "handle"),
+        ("rotate", "rotated", "rotation", "rotates", "rotating"),
+        ("run", "runs", "running"),
+        ("stop", "stops", "stopped"),
+        ("class", "classes"),
+        ("query", "queries"),
+    ],
+)
+def test_inflections_of_a_word_meet_at_one_stem(family: tuple[str, ...]) -> None:
+    assert len({stem(word) for word in family}) == 1
+    assert len({tuple(words(word)) for word in family}) == 1
+
+
+def test_stemming_leaves_short_words_and_numbers_alone() -> None:
+    assert [stem(w) for w in ("ids", "use", "1234")] == ["ids", "use", "1234"]
+
+
+@pytest.mark.parametrize(
+    ("long", "short"),
+    [("authentication", "auth"), ("database", "db"), ("configuration", "config"),
+     ("authorization", "auth"), ("directory", "dir"), ("parameters", "param")],
+)  # fmt: skip
+def test_programmer_abbreviations_fold_long_and_short_spellings(long: str, short: str) -> None:
+    assert words(long) == words(short) == [short]
+
+
+def test_abbreviations_apply_to_parts_of_identifiers() -> None:
+    assert words("userAuthentication")[:2] == words("user_auth")[:2] == ["user", "auth"]
+
+
+def test_stop_words_are_dropped() -> None:
+    assert words("where is the session of the user and why") == ["sess", "user"]
+
+
+def test_keywords_that_carry_no_meaning_are_dropped() -> None:
+    assert words("self return None def const") == []
+    assert {"self", "return", "none"} <= STOP_WORDS
+
+
+def test_numbers_of_three_digits_or_more_are_words_and_shorter_ones_are_not() -> None:
+    assert words("status 404 on port 8080 after 42 tries") == [
+        "status",
+        "404",
+        "port",
+        "8080",
+        "tri",
+    ]
+
+
+def test_punctuation_and_emoji_give_no_words() -> None:
+    assert words("?!… 🙂🙂 --- ::") == []
+
+
+def test_repeats_are_kept_in_order() -> None:
+    assert words("session user session") == ["sess", "user", "sess"]
+
+
+def test_count_words_counts_what_words_lists() -> None:
+    text = "def get_user(session):\n    session.user = getUser(session)\n    return session\n"
+    assert count_words(text) == Counter(words(text))
+
+
+def test_a_shared_cache_gives_the_same_words_as_none() -> None:
+    cache: dict[str, list[str]] = {}
+    text = "loadConfig load_config LoadConfig"
+    assert words(text, cache) == words(text) == words(text, cache)
+    assert "loadConfig" in cache
+
+
+def test_path_words_split_the_file_name_without_extension_and_the_folders() -> None:
+    assert path_words("src/auth/session_store.py") == (
+        ["sess", "stor", "sessionstore"],
+        ["src", "auth"],
+    )
+
+
+def test_path_words_of_a_dot_file_keep_its_name() -> None:
+    assert path_words(".github/workflows/ci.yml") == (["ci"], ["github", "workflow"])
+    assert path_words("pkg/.eslintrc") == (["eslintrc"], ["pkg"])
