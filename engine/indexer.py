@@ -117,10 +117,17 @@ def build_index(
             except store.StaleCache as exc:
                 notice = f"index cache discarded ({exc}); rebuilt from scratch"
     reused, to_parse, touched = _split_by_change(root_str, scanned.files, cached)
+    known_skips, to_parse = _known_content_skips(to_parse, cached)
     with timer.stage("parse"):
-        analyses, content_skips = _analyse_all(
+        analyses, new_skips = _analyse_all(
             root_str, to_parse, encoding, workers, tokenizer, on_progress
         )
+    stats = {s.path: s for s in to_parse}
+    sniffed = {
+        **known_skips,
+        **{k.path: (stats[k.path].size, stats[k.path].mtime_ns, k) for k in new_skips},
+    }
+    content_skips = [skip for _, _, skip in sniffed.values()]
     by_path: dict[str, ParsedFile] = {f.path: f for f in reused}
     by_path.update((a.file.path, a.file) for a in analyses)
     paths = sorted(by_path)
@@ -141,7 +148,8 @@ def build_index(
         index = assemble_index(
             root_str, encoding, files, vocab, rows, line_tokens, line_ptr, git, skipped
         )
-    stale = changed or touched or (cached is not None and git_head != cached.git_head)
+    stale = changed or touched or bool(new_skips)
+    stale = stale or (cached is not None and git_head != cached.git_head)
     if cache_path is not None and stale:
         with timer.stage("save cache"):
             notice = _save_or_say(
@@ -156,6 +164,7 @@ def build_index(
                     line_tokens,
                     line_ptr,
                     list(skipped),
+                    sniffed,
                     git_head,
                     git,
                 ),
@@ -243,6 +252,23 @@ def _split_by_change(
             else:
                 to_parse.append(source)
     return reused, to_parse, touched
+
+
+def _known_content_skips(
+    sources: list[SourceFile], cached: store.CachedIndex | None
+) -> tuple[dict[str, tuple[int, int, SkippedFile]], list[SourceFile]]:
+    """Files already found binary or minified, unchanged since: no need to read them again."""
+    if cached is None or not cached.sniffed:
+        return {}, sources
+    known: dict[str, tuple[int, int, SkippedFile]] = {}
+    rest: list[SourceFile] = []
+    for source in sources:
+        seen = cached.sniffed.get(source.path)
+        if seen is not None and seen[0] == source.size and seen[1] == source.mtime_ns:
+            known[source.path] = seen
+        else:
+            rest.append(source)
+    return known, rest
 
 
 def _analyse_all(

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 FORMAT = "ctxtui-index"
-VERSION = 3
+VERSION = 4
 """Bump when the layout or the meaning of any stored number changes."""
 
 
@@ -62,6 +62,9 @@ class CachedIndex:
     """Start of each file's run in line_tokens."""
     skipped: list[SkippedFile]
     """Files left out, with reasons."""
+    sniffed: dict[str, tuple[int, int, SkippedFile]]
+    """Files left out for their content (binary, minified), by path: (size, mtime_ns, skip),
+    so an unchanged one is not read again on every reopen."""
     git_head: str | None
     """HEAD commit the git signals were read at."""
     git: dict[str, GitSignal]
@@ -156,6 +159,10 @@ def save(path: Path, cached: CachedIndex) -> None:
         "files": [_file_to_dict(f) for f in cached.files],
         "vocab": cached.vocab,
         "skipped": [[s.path, s.reason.value, s.detail] for s in cached.skipped],
+        "sniffed": [
+            [path, size, mtime, skip.reason.value, skip.detail]
+            for path, (size, mtime, skip) in cached.sniffed.items()
+        ],
         "git_head": cached.git_head,
         "git": {p: [g.last_change, g.changes] for p, g in cached.git.items()},
     }
@@ -221,6 +228,14 @@ def load(path: Path, root: str, encoding: str) -> CachedIndex:
             line_tokens=line_tokens,
             line_tokens_ptr=line_tokens_ptr,
             skipped=[SkippedFile(str(s[0]), SkipReason(s[1]), str(s[2])) for s in meta["skipped"]],
+            sniffed={
+                str(v[0]): (
+                    int(v[1]),
+                    int(v[2]),
+                    SkippedFile(str(v[0]), SkipReason(v[3]), str(v[4])),
+                )
+                for v in meta["sniffed"]
+            },
             git_head=meta["git_head"],
             git={str(p): GitSignal(float(g[0]), int(g[1])) for p, g in meta["git"].items()},
         )

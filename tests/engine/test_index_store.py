@@ -444,3 +444,22 @@ def test_fields_are_stored_in_the_documented_column_order(repo: Path, cache_dir:
     assert index.postings.tf.shape[1] == len(FIELDS)
     cached = store.load(cache_path(cache_dir), index.root, "o200k_base")
     assert int(cached.rows.fields.max()) < len(FIELDS)
+
+
+def test_a_binary_file_found_by_its_content_is_not_read_again_on_reopen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n", "blob.dat": b"\x00\x01" * 100})
+    cache = tmp_path / "cache"
+    _, first = index_repo(repo, cache_dir=cache)
+    assert [s.path for s in first.skipped] == ["blob.dat"]
+    import engine.indexer
+
+    read: list[str] = []
+    real = engine.indexer.analyse_file
+    monkeypatch.setattr(
+        engine.indexer, "analyse_file", lambda root, s, a: read.append(s.path) or real(root, s, a)
+    )
+    _, second = index_repo(repo, cache_dir=cache)
+    assert read == []
+    assert [s.path for s in second.skipped] == ["blob.dat"]
