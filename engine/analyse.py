@@ -1,10 +1,10 @@
 """Read and analyse one file: sniff, decode, parse, collect index words, count tokens.
 
-Parsing is the unit of work of the first index, run in worker processes (tree-sitter holds
-the GIL, so threads do not help); each worker keeps one parser for its lifetime. Token
-counting happens in the main process (`count_tokens`) as batches come back: the tokenizer's
-tables take 0.4 s to load, which the main process does once while the workers parse, instead
-of every worker paying it.
+This is the unit of work of the first index, run in worker processes (tree-sitter holds the
+GIL, so threads do not help); each worker keeps one parser and one tokenizer for its life.
+Forked workers inherit the tokenizer the main process loaded before the fork, so its 0.4 s
+load is paid once; only the words' term ids are given in the main process (`encode`), where
+the vocabulary lives.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from engine.index import Vocabulary
     from engine.parse.extract import SourceParser
     from engine.tokens import Tokenizer
 
@@ -33,7 +34,23 @@ WORD_CACHE_LIMIT = 300_000
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
-    """One analysed file: its record, its index words per field, its tokens per line."""
+    """One analysed file: its record, its term rows, its tokens per line."""
+
+    file: ParsedFile
+    """The parsed record, token counts filled in."""
+    terms: npt.NDArray[np.int32]
+    """Term ids (in the Vocabulary the file was encoded with) of its index words."""
+    fields: npt.NDArray[np.int8]
+    """Field column of each term row."""
+    counts: npt.NDArray[np.int32]
+    """Occurrences of each term row."""
+    line_prefix: npt.NDArray[np.int64]
+    """Prefix sums of tokens per line, starting with 0."""
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A file parsed and counted, its words not yet numbered: what a worker sends back."""
 
     file: ParsedFile
     """The parsed record, token counts filled in."""
@@ -42,54 +59,54 @@ class Analysis:
     line_prefix: npt.NDArray[np.int64]
     """Prefix sums of tokens per line, starting with 0."""
 
-
-@dataclass(frozen=True, slots=True)
-class Parsed:
-    """A file parsed, before its tokens are counted: what a worker sends back."""
-
-    file: ParsedFile
-    """The parsed record; token counts still 0."""
-    field_words: tuple[tuple[tuple[str, int], ...], ...]
-    """For each field in FIELDS order, (word, count) pairs."""
-    text: str
-    """The decoded text, for counting tokens."""
+    def encode(self, vocabulary: Vocabulary) -> Analysis:
+        """Number the words in the index's vocabulary (main process only)."""
+        return Analysis(self.file, *vocabulary.encode(self.field_words), self.line_prefix)
 
 
 @dataclass(slots=True)
 class Analyser:
-    """What one process keeps between files: a parser and the identifier cache."""
+    """What one process keeps between files: a parser, a tokenizer, the identifier cache."""
 
     parser: SourceParser
     """Keeps compiled tree-sitter queries between files."""
+    tokenizer: Tokenizer
+    """Counts tokens in the index's encoding."""
     word_cache: dict[str, list[str]] = field(default_factory=dict)
     """Identifier -> index words, shared by every file this process analyses."""
 
     @classmethod
-    def create(cls) -> Analyser:
+    def create(cls, tokenizer: Tokenizer) -> Analyser:
         """Load the parser table (tree-sitter and its grammars load lazily per language)."""
         from engine.parse.extract import SourceParser  # deliberate: tree-sitter loads here
 
-        return cls(SourceParser())
+        return cls(SourceParser(), tokenizer)
 
 
-class _WorkerState:
-    """Per-process state of a pool worker, set once by `start_worker` in the child process.
+class WorkerState:
+    """Per-process state of pool workers, as class attributes so it is visible and named.
 
-    A class attribute rather than a module global so that the one piece of process-wide
-    state is visible and named; the main process never sets it.
+    `inherited` is set by the main process just before it forks its workers, so they start
+    with its loaded tokenizer; `analyser` is set in each worker by `start_worker`.
     """
 
+    inherited: Tokenizer | None = None
     analyser: Analyser | None = None
 
 
-def start_worker() -> None:
+def start_worker(encoding: str) -> None:
     """Pool initializer: build this worker process's analyser."""
-    _WorkerState.analyser = Analyser.create()
+    tokenizer = WorkerState.inherited
+    if tokenizer is None or tokenizer.name != encoding:
+        from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
+
+        tokenizer = load_tokenizer(encoding)
+    WorkerState.analyser = Analyser.create(tokenizer)
 
 
 def analyse_in_worker(root: str, sources: list[SourceFile]) -> list[Parsed | SkippedFile]:
     """Analyse a batch of files inside a pool worker."""
-    analyser = _WorkerState.analyser
+    analyser = WorkerState.analyser
     assert analyser is not None, "start_worker must run first"
     return [analyse_file(root, source, analyser) for source in sources]
 
@@ -126,15 +143,16 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Parsed | 
     text = data.decode("utf-8", errors="replace")
     replaced = "\ufffd" in text and b"\xef\xbf\xbd" not in data
     structure = analyser.parser.parse(text, source.language, source.path)
+    prefix = analyser.tokenizer.line_prefix_counts(text)
     parsed = ParsedFile(
         path=source.path,
         language=source.language,
         size=len(data),
         mtime_ns=source.mtime_ns,
         sha1=sha1_of(data),
-        lines=0,
-        tokens=0,
-        declarations=structure.declarations,
+        lines=len(prefix) - 1,
+        tokens=int(prefix[-1]),
+        declarations=tuple(_with_tokens(d, prefix) for d in structure.declarations),
         imports=structure.imports,
         partial=structure.partial,
         replaced=replaced,
@@ -142,17 +160,7 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Parsed | 
     )
     if len(analyser.word_cache) > WORD_CACHE_LIMIT:
         analyser.word_cache.clear()
-    return Parsed(parsed, collect_field_words(parsed, text, analyser.word_cache), text)
-
-
-def count_tokens(parsed: Parsed, tokenizer: Tokenizer) -> Analysis:
-    """Count a parsed file's tokens per line and fill in its and its declarations' counts."""
-    prefix = tokenizer.line_prefix_counts(parsed.text)
-    declarations = tuple(_with_tokens(d, prefix) for d in parsed.file.declarations)
-    file = replace(
-        parsed.file, lines=len(prefix) - 1, tokens=int(prefix[-1]), declarations=declarations
-    )
-    return Analysis(file, parsed.field_words, prefix)
+    return Parsed(parsed, collect_field_words(parsed, text, analyser.word_cache), prefix)
 
 
 def _with_tokens(decl: Declaration, prefix: npt.NDArray[np.int64]) -> Declaration:

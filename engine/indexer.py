@@ -12,26 +12,27 @@ import multiprocessing
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import store
-from engine.errors import CacheError
 from engine.analyse import (
     Analyser,
     Analysis,
     Parsed,
+    WorkerState,
     analyse_file,
     analyse_in_worker,
-    count_tokens,
     read_source,
     sha1_of,
     start_worker,
 )
-from engine.index import TermRows, build_postings
+from engine.errors import CacheError
+from engine.index import TermRows, Vocabulary, build_postings
 from engine.model import (
     GitSignal,
     Index,
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from engine.tokens import Tokenizer
+
+    TokenizerSource = Tokenizer | Callable[[], Tokenizer] | None
+    """A tokenizer, a function that loads one when first needed, or None to load here."""
 
 DEFAULT_ENCODING = "o200k_base"
 POOL_MIN_FILES = 48
@@ -81,7 +85,7 @@ def build_index(
     cache_dir: Path | None = None,
     on_progress: ProgressCallback | None = None,
     workers: int = 2,
-    tokenizer: Tokenizer | None = None,
+    tokenizer: TokenizerSource = None,
 ) -> tuple[Index, IndexReport]:
     """Index a folder, reusing and refreshing the cache in `cache_dir` when one is given.
 
@@ -92,7 +96,8 @@ def build_index(
         cache_dir: this repository's cache folder; None indexes from scratch and saves nothing.
         on_progress: called with progress of the long stages.
         workers: processes for a first index; 1 keeps everything in this process.
-        tokenizer: an already loaded tokenizer for `encoding`, reused for in-process parsing.
+        tokenizer: a loaded tokenizer for `encoding`, or a function giving one (called only
+            if a file needs counting), reused here and by forked workers.
 
     Raises:
         ScanError: the root is missing, not a folder or unreadable.
@@ -118,9 +123,10 @@ def build_index(
                 notice = f"index cache discarded ({exc}); rebuilt from scratch"
     reused, to_parse, touched = _split_by_change(root_str, scanned.files, cached)
     known_skips, to_parse = _known_content_skips(to_parse, cached)
+    vocabulary = Vocabulary.of(cached.vocab if cached is not None else [])
     with timer.stage("parse"):
         analyses, new_skips = _analyse_all(
-            root_str, to_parse, encoding, workers, tokenizer, on_progress
+            root_str, to_parse, encoding, workers, tokenizer, on_progress, vocabulary
         )
     stats = {s.path: s for s in to_parse}
     sniffed = {
@@ -142,7 +148,7 @@ def build_index(
     with timer.stage("git"):
         git_head, git = _git_signals(root_path, paths, cached, scanned.is_git)
     with timer.stage("index"):
-        vocab, rows = _term_rows(paths, cached, analyses)
+        vocab, rows = _term_rows(paths, cached, analyses, vocabulary)
         line_tokens, line_ptr = _line_tokens(paths, cached, analyses)
         skipped = tuple(sorted((*scanned.skipped, *content_skips), key=lambda s: s.path))
         index = assemble_index(
@@ -213,7 +219,7 @@ def refresh_index(
     *,
     options: ScanOptions = ScanOptions(),
     cache_dir: Path | None = None,
-    tokenizer: Tokenizer | None = None,
+    tokenizer: TokenizerSource = None,
 ) -> tuple[Index, IndexReport] | None:
     """Re-index a folder if anything changed on disk since `index` was built; else None."""
     if not has_changed(index, options):
@@ -276,16 +282,16 @@ def _analyse_all(
     sources: list[SourceFile],
     encoding: str,
     workers: int,
-    tokenizer: Tokenizer | None,
+    tokenizer: TokenizerSource,
     on_progress: ProgressCallback | None,
+    vocabulary: Vocabulary,
 ) -> tuple[list[Analysis], list[SkippedFile]]:
-    """Parse files (in worker processes when there are many) and count their tokens here."""
+    """Analyse files, in worker processes when there are many, numbering their words here."""
     analyses: list[Analysis] = []
     skips: list[SkippedFile] = []
     total = len(sources)
     if not sources:
         return analyses, skips
-    loading = _TokenizerLoad(encoding, tokenizer)
     done = 0
 
     def collect(results: list[Parsed | SkippedFile]) -> None:
@@ -294,60 +300,47 @@ def _analyse_all(
             if isinstance(result, SkippedFile):
                 skips.append(result)
             else:
-                analyses.append(count_tokens(result, loading.get()))
+                analyses.append(result.encode(vocabulary))
         done += len(results)
         if on_progress is not None:
             on_progress(Progress("parse", done, total))
 
+    batches = [sources[i : i + BATCH] for i in range(0, total, BATCH)]
     if workers > 1 and total >= POOL_MIN_FILES:
-        # fork is fast and safe while this process has one thread; the app indexes from a
-        # worker thread, where forking could copy a lock another thread holds
-        method = "fork" if threading.active_count() == 1 else "forkserver"
-        context = multiprocessing.get_context(method)
-        batches = [sources[i : i + BATCH] for i in range(0, total, BATCH)]
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker) as pool:
-            loading.start()  # after the fork: the workers never see this thread
-            futures = [pool.submit(analyse_in_worker, root, batch) for batch in batches]
-            for future in as_completed(futures):
-                collect(future.result())
+        # fork is fast, and the workers inherit the tokenizer loaded here; but forking a
+        # process with other threads (the app indexes from a worker thread) could copy a
+        # lock another thread holds, so there a forkserver starts clean workers that load
+        # their own tokenizer
+        forking = threading.active_count() == 1
+        WorkerState.inherited = _ready_tokenizer(encoding, tokenizer) if forking else None
+        context = multiprocessing.get_context("fork" if forking else "forkserver")
+        try:
+            with ProcessPoolExecutor(
+                workers, mp_context=context, initializer=start_worker, initargs=(encoding,)
+            ) as pool:
+                # map() lets go of each batch's result once it is taken, so the words of
+                # 10,000 files never wait in memory together (as_completed would keep them)
+                for results in pool.map(analyse_in_worker, repeat(root), batches):
+                    collect(results)
+        finally:
+            WorkerState.inherited = None
     else:
-        loading.start()
-        analyser = Analyser.create()
-        for start in range(0, total, BATCH):
-            collect([analyse_file(root, s, analyser) for s in sources[start : start + BATCH]])
+        analyser = Analyser.create(_ready_tokenizer(encoding, tokenizer))
+        for batch in batches:
+            collect([analyse_file(root, source, analyser) for source in batch])
     return analyses, skips
 
 
-class _TokenizerLoad:
-    """The tokenizer, loading in a thread while the first files are parsed."""
+def _ready_tokenizer(encoding: str, tokenizer: TokenizerSource) -> Tokenizer:
+    """The given tokenizer (or the one its loader gives) if it fits the encoding, else a
+    freshly loaded one."""
+    if callable(tokenizer):
+        tokenizer = tokenizer()
+    if tokenizer is not None and tokenizer.name == encoding:
+        return tokenizer
+    from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
 
-    def __init__(self, encoding: str, ready: Tokenizer | None) -> None:
-        self.encoding = encoding
-        self.tokenizer = ready if ready is not None and ready.name == encoding else None
-        self.error: BaseException | None = None
-        self.thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        if self.tokenizer is None:
-            self.thread = threading.Thread(target=self._load, name="ctxtui-tokenizer", daemon=True)
-            self.thread.start()
-
-    def _load(self) -> None:
-        from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
-
-        try:
-            self.tokenizer = load_tokenizer(self.encoding)
-        except BaseException as exc:  # re-raised in the indexing thread by get()
-            self.error = exc
-
-    def get(self) -> Tokenizer:
-        if self.thread is not None:
-            self.thread.join()
-            self.thread = None
-        if self.error is not None:
-            raise self.error
-        assert self.tokenizer is not None
-        return self.tokenizer
+    return load_tokenizer(encoding)
 
 
 def _git_signals(
@@ -365,7 +358,10 @@ def _git_signals(
 
 
 def _term_rows(
-    paths: list[str], cached: store.CachedIndex | None, analyses: list[Analysis]
+    paths: list[str],
+    cached: store.CachedIndex | None,
+    analyses: list[Analysis],
+    vocabulary: Vocabulary,
 ) -> tuple[list[str], TermRows]:
     """Merge cached term rows of unchanged files with rows of newly analysed files."""
     import numpy as np  # deliberate: numpy loads with the index
@@ -378,10 +374,8 @@ def _term_rows(
     parts_terms: list[npt.NDArray[np.int32]] = []
     parts_fields: list[npt.NDArray[np.int8]] = []
     parts_counts: list[npt.NDArray[np.int32]] = []
-    vocab: list[str] = []
     fresh = {a.file.path for a in analyses}
     if cached is not None:
-        vocab = list(cached.vocab)
         old_to_new = np.array(
             [-1 if f.path in fresh else new_id.get(f.path, -1) for f in cached.files] or [-1],
             dtype=np.int64,
@@ -391,27 +385,14 @@ def _term_rows(
         parts_terms.append(cached.rows.terms[keep])
         parts_fields.append(cached.rows.fields[keep])
         parts_counts.append(cached.rows.counts[keep])
-    term_id = {t: i for i, t in enumerate(vocab)}
-    docs: list[int] = []
-    terms: list[int] = []
-    fields: list[int] = []
-    counts: list[int] = []
+    vocab = vocabulary.words
     for analysis in analyses:
-        doc = new_id[analysis.file.path]
-        for field_no, pairs in enumerate(analysis.field_words):
-            for word, count in pairs:
-                tid = term_id.get(word)
-                if tid is None:
-                    tid = term_id[word] = len(vocab)
-                    vocab.append(word)
-                docs.append(doc)
-                terms.append(tid)
-                fields.append(field_no)
-                counts.append(count)
-    parts_docs.append(np.array(docs, dtype=np.int32))
-    parts_terms.append(np.array(terms, dtype=np.int32))
-    parts_fields.append(np.array(fields, dtype=np.int8))
-    parts_counts.append(np.array(counts, dtype=np.int32))
+        parts_docs.append(np.full(len(analysis.terms), new_id[analysis.file.path], np.int32))
+        parts_terms.append(analysis.terms)
+        parts_fields.append(analysis.fields)
+        parts_counts.append(analysis.counts)
+    if not parts_terms:
+        return [], TermRows.empty()
     all_terms = np.concatenate(parts_terms)
     used = np.unique(all_terms)  # drop words no file uses any more, renumber densely
     compact_terms = np.searchsorted(used, all_terms).astype(np.int32)

@@ -163,7 +163,7 @@ def normalise_part(part: str) -> str | None:
 
 
 def split_identifier(identifier: str) -> list[str]:
-    """Split an identifier into lower-case parts: getHTTPResponse_v2 -> get, http, response, v, 2."""
+    """Split an identifier into lower-case parts: getHTTPResponse2 -> get, http, response, 2."""
     parts: list[str] = []
     for segment in re.split(r"[_\-]+", identifier):
         if not segment:
