@@ -106,7 +106,8 @@ def build_postings(
             weights=rows.counts,
             minlength=len(unique_keys) * width,
         )
-        .astype(np.float32)
+        .clip(0, np.iinfo(np.uint16).max)  # counts past 65,535 saturate BM25 long before
+        .astype(np.uint16)
         .reshape(-1, width)
     )
     posting_terms = unique_keys // max(n_docs, 1)
@@ -143,9 +144,11 @@ def bm25f_term(
     tf' = sum over fields of weight * tf, the body's tf divided by its length norm;
     the saturated score is tf' (k1 + 1) / (tf' + k1).
     """
+    import numpy as np  # deliberate: see TermRows.empty
+
     start, end = int(postings.ptr[term_id]), int(postings.ptr[term_id + 1])
     docs = postings.docs[start:end]
-    tf = postings.tf[start:end]
+    tf = postings.tf[start:end].astype(np.float32)
     weighted = tf @ field_weights
     weighted += tf[:, BODY] * (1.0 / body_norm[docs] - 1.0) * field_weights[BODY]
     saturated = weighted * (k1 + 1.0) / (weighted + k1)

@@ -433,8 +433,9 @@ class Postings:
     """Start of each term's postings; length = vocabulary size + 1."""
     docs: npt.NDArray[np.int32]
     """File id of each posting."""
-    tf: npt.NDArray[np.float32]
-    """Term frequency per field for each posting, shape (postings, len(FIELDS))."""
+    tf: npt.NDArray[np.uint16]
+    """Term frequency per field for each posting, shape (postings, len(FIELDS)); counts
+    (saturating at 65,535) in 2 bytes, half the memory of floats."""
 
 
 FIELDS: tuple[str, ...] = ("name", "folders", "exported", "declarations", "docs", "body")
