@@ -55,8 +55,10 @@ def probe_index(path: Path, cached: bool) -> dict[str, object]:
     """Open the repository in a fresh process; return its timings and peak memory."""
     result = subprocess.run(
         [sys.executable, "-c", _INDEX_PROBE, str(path), "cache" if cached else "nocache"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if result.returncode != 0:
         raise RuntimeError(result.stderr.strip().splitlines()[-1] if result.stderr else "failed")
     data: dict[str, object] = json.loads(result.stdout)

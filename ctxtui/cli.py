@@ -65,8 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = sub.add_parser("eval", help="retrieval metrics on benchmark cases")
     evaluate.add_argument("cases", help="a .jsonl file of cases (shared/bench format)")
-    evaluate.add_argument("path", nargs="?", help="repository for every case (default: each "
-                          "case's checkout under $CTXBENCH_CACHE, as materialise.py makes them)")
+    evaluate.add_argument(
+        "path",
+        nargs="?",
+        help="repository for every case (default: each "
+        "case's checkout under $CTXBENCH_CACHE, as materialise.py makes them)",
+    )
     evaluate.add_argument("-b", "--budget", type=int, default=8000)
     evaluate.add_argument("--json", action="store_true", help="print the summary as JSON")
 

@@ -133,8 +133,11 @@ def mean(results: list[CaseResult], method: str, metric: str) -> float:
 
 def format_table(results: list[CaseResult], budget: int) -> str:
     """The per-question table, then the averages beside greedy packing and grep."""
-    lines = [f"{'case':<34} {'R@5':>5} {'R@10':>5} {'MRR':>5} {'Pack':>5} | {'grep R@5':>8} "
-             f"{'Pack':>5} | first gold rank", "-" * 92]  # fmt: skip
+    lines = [
+        f"{'case':<34} {'R@5':>5} {'R@10':>5} {'MRR':>5} {'Pack':>5} | {'grep R@5':>8} "
+        f"{'Pack':>5} | first gold rank",
+        "-" * 92,
+    ]
     for r in results:
         ours, grep = r.metrics["ctxtui"], r.metrics["grep"]
         first = next((i + 1 for i, p in enumerate(r.ranked) if p in set(r.gold)), None)
@@ -148,8 +151,10 @@ def format_table(results: list[CaseResult], budget: int) -> str:
         lines.append(f"{label:<16}" + "".join(f"{mean(results, method, m):8.3f}" for m in METRICS))
     seconds = [r.seconds for r in results]
     if seconds:
-        lines.append(f"\nseconds per case (index + rank + pack): median "
-                     f"{statistics.median(seconds):.2f}, max {max(seconds):.2f}")  # fmt: skip
+        lines.append(
+            f"\nseconds per case (index + rank + pack): median "
+            f"{statistics.median(seconds):.2f}, max {max(seconds):.2f}"
+        )
     return "\n".join(lines) + "\n"
 
 
