@@ -21,10 +21,7 @@ from engine import EngineError, Format, IndexReport, Progress, Ranking, ScanOpti
 
 def read_question(question: str) -> str:
     """The question itself, or stdin's text for `-`."""
-    if question == "-":
-        text = sys.stdin.read()
-    else:
-        text = question
+    text = sys.stdin.read() if question == "-" else question
     if not text.strip():
         raise UsageFailure("ctxtui: the question is empty")
     return text
@@ -37,7 +34,7 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
         yield None
         return
     from rich.console import Console  # deliberate: rich loads only for a terminal
-    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn
     from rich.progress import Progress as Bar
 
     with Bar(
@@ -47,7 +44,7 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
         console=Console(stderr=True),
         transient=True,
     ) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def update(progress: Progress) -> None:
             task = tasks.get(progress.stage)

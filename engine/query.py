@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass
 
 from engine.model import Index, Intent
@@ -103,7 +103,8 @@ def analyse_query(
         repeat_cap: the most weight repetition can give a word (1 + ln(count), capped).
     """
     raw_lower = [t.lower() for t in IDENTIFIER.findall(text)]
-    counts: Counter[str] = Counter()
+    # a word's evidence: each time it is said counts 1, or code_weight from an identifier
+    counts: dict[str, float] = defaultdict(float)
     shown: dict[str, str] = {}
     for token in IDENTIFIER.findall(text):
         boost = code_weight if CODE_LIKE.search(token) else 1.0
