@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.model import FIELDS, Index, Reason, ReasonKind
+from engine.model import FIELDS, Declaration, Index, Reason, ReasonKind
 from engine.query import QueryAnalysis
 
 if TYPE_CHECKING:
@@ -80,15 +80,33 @@ def explain(
         matched = declarations.get(file_id, ())
         decls = index.files[file_id].declarations
         reasons.extend(Reason(ReasonKind.DECLARATION, decls[d].qualified_name) for d in matched[:3])
-        found = sorted(words_of.get(file_id, ()), key=lambda x: (-x[0], x[1].detail))
-        total = sum(c for c, _ in found) or 1.0
-        reasons.extend(Reason(r.kind, r.detail, r.fields, round(c / total, 3)) for c, r in found)
+        reasons.extend(_word_reasons(words_of.get(file_id, [])))
         reasons.extend(_neighbours(index, file_id, top))
         recent = _recency(index, file_id)
         if recent is not None:
             reasons.append(recent)
         out.append((tuple(reasons), matched))
     return out
+
+
+def _word_reasons(found: list[tuple[float, Reason]]) -> list[Reason]:
+    """One reason per word as the question spells it (getUserSession gives the index words
+    get, user, sess and getusersession: one reason, their fields merged), strongest first."""
+    merged: dict[str, tuple[float, set[str]]] = {}
+    for contribution, reason in found:
+        total, fields = merged.get(reason.detail, (0.0, set()))
+        merged[reason.detail] = (total + contribution, fields | set(reason.fields))
+    grand = sum(c for c, _ in merged.values()) or 1.0
+    ordered = sorted(merged.items(), key=lambda item: (-item[1][0], item[0]))
+    return [
+        Reason(
+            ReasonKind.WORD,
+            shown,
+            tuple(f for f in FIELDS if f in fields),
+            round(contribution / grand, 3),
+        )
+        for shown, (contribution, fields) in ordered
+    ]
 
 
 def matching_declarations(
@@ -114,11 +132,29 @@ def matching_declarations(
     matched: dict[int, tuple[int, ...]] = {}
     for file_id, found in per_file.items():
         decls = index.files[file_id].declarations
+        found = _innermost(found, decls)
         # a longer name that matches as much is less specific: prefer the tighter match
         found.sort(key=lambda x: (-x[0], decls[x[1]].end_line - decls[x[1]].start_line, x[1]))
         best = found[0][0]
         matched[file_id] = tuple(p for s, p in found if s >= MATCH_SHARE * best)[:MAX_MATCHED]
     return matched
+
+
+def _innermost(
+    found: list[tuple[float, int]], decls: tuple[Declaration, ...]
+) -> list[tuple[float, int]]:
+    """Drop a matching class (or function) that holds another match: the focused view keeps
+    its header around the inner match anyway, and keeping it whole would keep everything."""
+    spans = [(decls[p].start_line, decls[p].end_line, p) for _, p in found]
+    holders = {
+        p
+        for start, end, p in spans
+        for inner_start, inner_end, q in spans
+        if q != p
+        and start <= inner_start <= inner_end <= end
+        and (start, end) != (inner_start, inner_end)
+    }
+    return [(score, p) for score, p in found if p not in holders]
 
 
 def _neighbours(index: Index, file_id: int, top: set[int]) -> list[Reason]:
