@@ -1,0 +1,120 @@
+"""The Textual app behind `ctxtui [PATH]`: installs the main screen, help, palette and quit.
+
+`make_app` is the one factory the command line and the tests call. Importing this module loads
+Textual but not the engine's heavy parts (numpy, tiktoken, tree-sitter): the workspace is opened
+by a thread worker after the first paint, so the window appears at once even on a cold cache.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from ctxtui.clipboard import ClipboardBackend, PyperclipBackend
+from ctxtui.commands import CtxtuiCommands, key_rows
+from ctxtui.screens.help import HelpScreen
+from ctxtui.screens.jobs import WorkspaceAPI, WorkspaceFactory
+from ctxtui.screens.main import MainScreen, Services
+from ctxtui.state import StateStore
+
+
+class CtxtuiApp(App[None]):
+    """Live-ranked, budgeted context packs for one repository."""
+
+    CSS_PATH = "ctxtui.tcss"
+    TITLE = "ctxtui"
+    COMMANDS = App.COMMANDS | {CtxtuiCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+q", "quit", "Quit", tooltip="Save the state and quit", priority=True, id="quit"
+        ),
+        Binding("question_mark,f1", "show_help", "Help", tooltip="Show every key", id="help"),
+    ]
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self.services = services
+        """How to open the workspace, where state and packs go, which clipboard."""
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(self.services)
+
+    @property
+    def main_screen(self) -> MainScreen:
+        """The main screen (the bottom of the stack)."""
+        screen = self.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        return screen
+
+    @property
+    def workspace(self) -> WorkspaceAPI | None:
+        """The open workspace, or None while it is being indexed."""
+        return self.main_screen.workspace
+
+    def action_show_help(self) -> None:
+        """Show the keys, generated from the bindings."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(key_rows(self, self.main_screen)))
+
+    async def action_quit(self) -> None:
+        """Save the state, then quit."""
+        self.main_screen.save_state()
+        self.exit()
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker while sys.stderr is still the real one.
+
+    A first index parses in a process pool (forkserver, since the app has threads). Starting
+    that pool starts the tracker, which hands `sys.stderr.fileno()` to its child; inside a
+    running Textual app stderr is a capture whose fileno is -1, and the pool fails with
+    "bad value(s) in fds_to_keep". Started here, before the app runs, the tracker is reused.
+    """
+    if os.name != "posix":
+        return
+    from multiprocessing import resource_tracker  # deliberate: only for the process pool
+
+    try:
+        resource_tracker.ensure_running()
+    except OSError:  # no tracker: the pool will report its own error in a notification
+        return
+
+
+def _open_workspace(root: Path, **options: object) -> WorkspaceAPI:
+    from ctxtui.workspace import Workspace  # deliberate: keeps the engine out of the first paint
+
+    return Workspace.open(root, **options)  # type: ignore[arg-type, return-value]
+
+
+def make_app(
+    root: Path,
+    *,
+    workspace_factory: WorkspaceFactory | None = None,
+    clipboard: ClipboardBackend | None = None,
+    state_dir: Path | None = None,
+    cache_dir: Path | None = None,
+) -> CtxtuiApp:
+    """Build the app for the repository at root.
+
+    Args:
+        root: The repository (any folder).
+        workspace_factory: Opens the workspace; `Workspace.open` by default.
+        clipboard: The system clipboard; pyperclip by default.
+        state_dir: Folder of the per-repository state (default: the user state folder).
+        cache_dir: Folder of the last copied pack (default: the user cache folder).
+    """
+    root = Path(root).expanduser().absolute()
+    start_resource_tracker()
+    services = Services(
+        root=root,
+        factory=workspace_factory or _open_workspace,
+        store=StateStore(root, state_dir),
+        backend=clipboard if clipboard is not None else PyperclipBackend(),
+        cache_dir=cache_dir,
+    )
+    return CtxtuiApp(services)

@@ -1,0 +1,184 @@
+"""Deliver a rendered pack to the user: system clipboard, else the terminal (OSC 52), always a file.
+
+A chain, because no single way works everywhere: pyperclip needs a clipboard tool and a display
+(and fails silently on a dead one, so every copy is read back); OSC 52 works over SSH but cannot
+be verified from inside the app; the last pack is therefore always also written under the user
+cache folder. No Textual here: the app passes its OSC 52 writer in as a plain callable.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Protocol
+
+from ctxtui.state import write_atomic
+
+OSC52_LIMIT = 1_000_000
+"""Largest text (characters) sent through OSC 52; several terminals drop longer sequences."""
+
+_TOOL_NAMES = {
+    "xclip": "xclip",
+    "xsel": "xsel",
+    "wl": "wl-copy",
+    "klipper": "klipper",
+    "qt": "Qt",
+    "osx_pbcopy": "pbcopy",
+    "osx_pyobjc": "pyobjc",
+    "windows": "the Windows clipboard",
+    "wsl": "clip.exe",
+    "dev_clipboard": "/dev/clipboard",
+}
+
+
+class ClipboardBackend(Protocol):
+    """A system clipboard: pyperclip in the app, a fake in tests."""
+
+    def copy(self, text: str) -> str:
+        """Put text on the clipboard and return the tool's name; raise ClipboardError if none."""
+        ...
+
+    def paste(self) -> str:
+        """Return the clipboard's text."""
+        ...
+
+
+class ClipboardError(Exception):
+    """No clipboard tool is available, or the tool failed."""
+
+
+class PyperclipBackend:
+    """The system clipboard through pyperclip, whose tool is chosen again on each copy."""
+
+    def __init__(self) -> None:
+        self._paste: Callable[[], str] | None = None
+
+    def copy(self, text: str) -> str:
+        """Copy with the tool pyperclip finds now (DISPLAY may have changed since start)."""
+        import pyperclip  # deliberate: only a copy needs it
+
+        copy_fn, paste_fn = pyperclip.determine_clipboard()
+        name = getattr(copy_fn, "__name__", "")
+        if not name:  # pyperclip's "no clipboard" stand-in has no name and raises on call
+            raise ClipboardError("no clipboard tool (install xclip, xsel or wl-clipboard)")
+        try:
+            copy_fn(text)
+        except (pyperclip.PyperclipException, OSError) as error:
+            raise ClipboardError(str(error).splitlines()[0]) from error
+        self._paste = paste_fn
+        return _TOOL_NAMES.get(name.removeprefix("copy_"), name.removeprefix("copy_"))
+
+    def paste(self) -> str:
+        """Read back with the tool of the last copy."""
+        import pyperclip  # deliberate: only a copy needs it
+
+        if self._paste is None:
+            return ""
+        try:
+            return str(self._paste())
+        except (pyperclip.PyperclipException, OSError) as error:
+            raise ClipboardError(str(error).splitlines()[0]) from error
+
+
+class CopyWay(str, Enum):
+    """How a pack reached the user."""
+
+    CLIPBOARD = "clipboard"
+    """The system clipboard, verified by reading it back."""
+    TERMINAL = "terminal"
+    """An OSC 52 sequence written to the terminal; unverifiable."""
+    FILE = "file"
+    """Only the file under the cache folder."""
+
+
+@dataclass(frozen=True, slots=True)
+class CopyResult:
+    """What `deliver` did with a pack."""
+
+    way: CopyWay
+    """How the pack reached the user."""
+    tool: str = ""
+    """Clipboard tool used ("xclip"), for CLIPBOARD; else empty."""
+    saved_to: Path | None = None
+    """The file holding the last pack; None when it could not be written."""
+    problems: tuple[str, ...] = ()
+    """Why earlier ways in the chain were skipped or failed, one line each."""
+
+
+def has_system_clipboard(env: Mapping[str, str], platform: str = sys.platform) -> bool:
+    """Return False on a Linux without DISPLAY or WAYLAND_DISPLAY (headless, SSH), except WSL."""
+    if not platform.startswith("linux"):
+        return True
+    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("WSL_DISTRO_NAME"))
+
+
+def last_pack_path(ext: str, cache_dir: Path | None = None) -> Path:
+    """Return where the last pack is kept: <user cache>/ctxtui/packs/last.<ext>."""
+    if cache_dir is None:
+        import platformdirs  # deliberate: resolved only when a pack is delivered
+
+        cache_dir = Path(platformdirs.user_cache_dir("ctxtui"))
+    return cache_dir / "packs" / f"last.{ext}"
+
+
+def deliver(
+    text: str,
+    ext: str,
+    *,
+    backend: ClipboardBackend | None,
+    terminal: Callable[[str], None] | None,
+    cache_dir: Path | None = None,
+    env: Mapping[str, str] = os.environ,
+) -> CopyResult:
+    """Save text as the last pack, then copy it by the first way that works.
+
+    Args:
+        text: The rendered pack.
+        ext: File extension of its format ("md", "xml", "json").
+        backend: The system clipboard; None skips it.
+        terminal: Writes an OSC 52 copy to the terminal; None when there is no terminal.
+        cache_dir: Folder for the last pack (default: the user cache folder).
+        env: Environment consulted for a display.
+    """
+    problems: list[str] = []
+    path = last_pack_path(ext, cache_dir)
+    saved_to: Path | None = path
+    try:
+        write_atomic(path, text)
+    except OSError as error:
+        problems.append(f"could not save the last pack: {error.strerror or error}")
+        saved_to = None
+    if backend is not None:
+        if has_system_clipboard(env):
+            try:
+                tool = backend.copy(text)
+                if backend.paste() == text:
+                    return CopyResult(CopyWay.CLIPBOARD, tool, saved_to, tuple(problems))
+                problems.append(f"{tool} did not keep the text (no clipboard owner?)")
+            except ClipboardError as error:
+                problems.append(str(error))
+        else:
+            problems.append("no display for a system clipboard")
+    if terminal is not None and len(text) <= OSC52_LIMIT:
+        terminal(text)
+        return CopyResult(CopyWay.TERMINAL, "", saved_to, tuple(problems))
+    if terminal is not None:
+        problems.append(f"too long for a terminal copy ({len(text):,} characters)")
+    return CopyResult(CopyWay.FILE, "", saved_to, tuple(problems))
+
+
+def describe(result: CopyResult, tokens: int, files: int) -> str:
+    """Return the notification for a delivered pack ("Copied 7,812 tokens, 9 files — ...")."""
+    what = f"{tokens:,} tokens, {files} file{'s' if files != 1 else ''}"
+    if result.way is CopyWay.CLIPBOARD:
+        return f"Copied {what} — clipboard via {result.tool}"
+    if result.way is CopyWay.TERMINAL:
+        where = f"; also saved to {result.saved_to}" if result.saved_to else ""
+        return f"Copied {what} — via terminal (OSC 52){where}"
+    if result.saved_to is not None:
+        return f"{what.capitalize()} — no clipboard: saved to {result.saved_to}"
+    return f"Could not copy {what}: " + "; ".join(result.problems)

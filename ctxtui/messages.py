@@ -1,0 +1,127 @@
+"""App-level messages that no single widget owns: answers from thread workers.
+
+Workers never touch widgets; they post one of these to the main screen, which checks that the
+answer is still current (its generation) before showing it. Facts are named in the past tense.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from engine.model import Plan, Progress, Ranking, Rendered
+
+if TYPE_CHECKING:
+    from textual.content import Content
+
+    from ctxtui.clipboard import CopyResult
+    from ctxtui.screens.jobs import WorkspaceAPI
+
+
+class IndexProgressed(Message):
+    """The first index moved on; a burst collapses into the newest report."""
+
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
+        """Stage and counts."""
+
+    def can_replace(self, message: Message) -> bool:
+        """Replace an older, still queued report: only the newest matters for a bar."""
+        return isinstance(message, IndexProgressed)
+
+
+class WorkspaceOpened(Message):
+    """The workspace is indexed and ready to rank (also after an encoding change)."""
+
+    def __init__(self, workspace: WorkspaceAPI, seconds: float) -> None:
+        super().__init__()
+        self.workspace = workspace
+        """The opened workspace."""
+        self.seconds = seconds
+        """Wall time the opening took."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A ranking and its fast (estimated) plan for one question."""
+
+    generation: int
+    """Counter of the request; older generations are dropped."""
+    query: str
+    """The question ranked."""
+    ranking: Ranking
+    """Ranked files."""
+    plan: Plan
+    """Estimated plan for the budget."""
+    full_tokens: dict[str, int]
+    """Tokens of each ranked file at full level, for files the plan leaves out."""
+
+
+class RankingReady(Message):
+    """A rank worker answered."""
+
+    def __init__(self, answer: Answer) -> None:
+        super().__init__()
+        self.answer = answer
+        """The answer."""
+
+
+class PackReady(Message):
+    """A pack worker rendered the pack exactly for a ranking."""
+
+    def __init__(self, generation: int, plan: Plan, rendered: Rendered) -> None:
+        super().__init__()
+        self.generation = generation
+        """Generation of the ranking it packed."""
+        self.plan = plan
+        """The exact plan, fitted to the budget."""
+        self.rendered = rendered
+        """The text that a copy delivers."""
+
+
+class PreviewReady(Message):
+    """The preview of one file was rendered and highlighted."""
+
+    def __init__(self, key: tuple[object, ...], text: Content) -> None:
+        super().__init__()
+        self.key = key
+        """What was asked (path, level, tokens, words); answers to older asks are dropped."""
+        self.text = text
+        """Highlighted content."""
+
+
+class PackDelivered(Message):
+    """A copy finished, one way or another."""
+
+    def __init__(self, result: CopyResult, rendered: Rendered) -> None:
+        super().__init__()
+        self.result = result
+        """Which way it went."""
+        self.rendered = rendered
+        """What was copied."""
+
+
+class PackSaved(Message):
+    """A pack was written to a file the user named."""
+
+    def __init__(self, path: Path, rendered: Rendered) -> None:
+        super().__init__()
+        self.path = path
+        """The file written."""
+        self.rendered = rendered
+        """What was written."""
+
+
+class WorkspaceRefreshed(Message):
+    """A refresh looked for changes on disk."""
+
+    def __init__(self, changed: bool, *, automatic: bool = False) -> None:
+        super().__init__()
+        self.changed = changed
+        """True when files were re-indexed."""
+        self.automatic = automatic
+        """True for the check made while ranking; False when the user pressed r."""

@@ -1,0 +1,153 @@
+"""The segmented budget meter: where the pack's tokens go, one segment per included file.
+
+Segment width is proportional to the file's tokens (at least one cell), the glyph says the level
+(solid full, hatched focused, light outline), a diamond marks a pinned file, neighbouring
+segments alternate shades, and every cell past the budget is drawn in the over-budget style.
+Below the bar: "6,912 / 8,000 tokens · o200k · 9 files" ("≈" while the count is an estimate).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, NamedTuple
+
+from rich.style import Style
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from engine.model import Level, Plan
+
+GLYPHS = {Level.FULL: "█", Level.FOCUSED: "▒", Level.OUTLINE: "░"}
+"""Cell glyph per level."""
+PIN_GLYPH = "◆"
+FREE_GLYPH = "─"
+
+
+class Segment(NamedTuple):
+    """A run of meter cells."""
+
+    start: int
+    """First cell."""
+    end: int
+    """Cell after the last."""
+    level: Level | None
+    """Level of its file; None for the headers and fences around the files."""
+    pinned: bool
+    """The file is pinned."""
+
+
+def layout_segments(plan: Plan, budget: int, width: int) -> tuple[list[Segment], int]:
+    """Place each entry's segment on a bar of `width` cells; return them and the budget's cell.
+
+    The scale covers the budget or the total, whichever is larger, so an over-budget pack shows
+    the budget mark inside the bar and the excess after it.
+    """
+    if width <= 0:
+        return [], 0
+    content = sum(entry.tokens for entry in plan.entries)
+    total = max(plan.total_tokens, content)
+    scale = width / max(budget, total, 1)
+    segments: list[Segment] = []
+    used = 0
+    cell = 0
+    for entry in plan.entries:
+        used += entry.tokens
+        end = max(cell + 1, round(used * scale))
+        if cell >= width:
+            break
+        segments.append(Segment(cell, min(end, width), entry.level, entry.pinned))
+        cell = min(end, width)
+    overhead_end = min(width, max(cell, round(total * scale)))
+    if overhead_end > cell:
+        segments.append(Segment(cell, overhead_end, None, False))
+    return segments, min(width, round(budget * scale))
+
+
+class BudgetMeter(Widget):
+    """Shows a plan against the budget; it draws and never measures."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "budget-meter--full",
+        "budget-meter--focused",
+        "budget-meter--outline",
+        "budget-meter--alternate",
+        "budget-meter--overhead",
+        "budget-meter--pin",
+        "budget-meter--over",
+        "budget-meter--free",
+        "budget-meter--totals",
+        "budget-meter--estimate",
+        "budget-meter--legend",
+    }
+
+    plan: reactive[Plan | None] = reactive(None, always_update=True)
+    """The plan to show; None before the first ranking."""
+    budget: reactive[int] = reactive(8_000)
+    """The budget, which the plan may exceed."""
+    encoding: reactive[str] = reactive("o200k_base")
+    """Tokenizer encoding of the counts."""
+
+    @property
+    def totals_text(self) -> str:
+        """The totals line as plain text."""
+        plan = self.plan
+        tokens = plan.total_tokens if plan is not None else 0
+        files = len(plan.entries) if plan is not None else 0
+        approx = "" if plan is None or plan.exact else "≈"
+        name = self.encoding.removesuffix("_base")
+        return (
+            f"{approx}{tokens:,} / {self.budget:,} tokens · {name} · "
+            f"{files} file{'' if files == 1 else 's'}"
+        )
+
+    def watch_plan(self, plan: Plan | None) -> None:
+        over = plan is not None and (plan.over_budget or plan.total_tokens > self.budget)
+        self.set_class(over, "-over-budget")
+
+    def render(self) -> Text:
+        width = self.content_region.width
+        text = Text(no_wrap=True, overflow="crop", end="")
+        self._draw_bar(text, width)
+        text.append("\n")
+        plan = self.plan
+        estimate = plan is not None and not plan.exact
+        totals = self.totals_text
+        text.append(totals, self._style("estimate" if estimate else "totals"))
+        over = ""
+        if plan is not None and plan.total_tokens > self.budget:
+            over = f" · over by {plan.total_tokens - self.budget:,}"
+            text.append(over, self._style("over"))
+        legend = (
+            f"{GLYPHS[Level.FULL]} full  {GLYPHS[Level.FOCUSED]} focused  "
+            f"{GLYPHS[Level.OUTLINE]} outline  {PIN_GLYPH} pinned"
+        )
+        gap = width - len(totals) - len(over) - len(legend)
+        if gap >= 2:
+            text.append(" " * gap + legend, self._style("legend"))
+        return text
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"budget-meter--{name}", partial=True)
+
+    def _draw_bar(self, text: Text, width: int) -> None:
+        if self.plan is None:
+            text.append(FREE_GLYPH * width, self._style("free"))
+            return
+        segments, budget_cell = layout_segments(self.plan, self.budget, width)
+        for number, segment in enumerate(segments):
+            if segment.level is None:
+                base, glyph = self._style("overhead"), "·"
+            else:
+                base, glyph = self._style(segment.level.value), GLYPHS.get(segment.level, "█")
+                if number % 2:
+                    base += self._style("alternate")
+            for cell in range(segment.start, segment.end):
+                char, style = glyph, base
+                if segment.pinned and cell == segment.start:
+                    char, style = PIN_GLYPH, style + self._style("pin")
+                if cell >= budget_cell:
+                    style += self._style("over")
+                text.append(char, style)
+        end = segments[-1].end if segments else 0
+        if end < width:
+            text.append(FREE_GLYPH * (width - end), self._style("free"))

@@ -1,0 +1,1 @@
+"""Tests of the Textual app: Pilot, SVG snapshots, clipboard round trips."""

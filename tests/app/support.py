@@ -1,0 +1,178 @@
+"""Helpers for the app tests: the fixture repository, a fake clipboard, `wait_until`.
+
+Waiting is done by polling a condition while the app runs, never by sleeps.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+from ctxtui.app import CtxtuiApp
+
+SESSION_PY = '''"""User sessions: creation, refresh and expiry."""
+
+import time
+
+from auth.tokens import sign
+
+
+class Session:
+    """A logged-in user and the token that proves it."""
+
+    def __init__(self, user: str) -> None:
+        self.user = user
+        self.created = time.time()
+        self.token = sign(user)
+
+    def refresh(self) -> None:
+        """Refresh the session token and restart its clock."""
+        self.created = time.time()
+        self.token = sign(self.user)
+
+    def expired(self, now: float, ttl: float = 3600.0) -> bool:
+        """True when the session is older than its time to live."""
+        return now - self.created > ttl
+
+
+def get_user_session(user: str) -> Session:
+    """Return a new session for a user."""
+    return Session(user)
+'''
+
+TOKENS_PY = '''"""Signing of session tokens."""
+
+import hashlib
+
+
+def sign(value: str, secret: str = "dev") -> str:
+    """Sign a value with the secret."""
+    return hashlib.sha256((secret + value).encode()).hexdigest()
+'''
+
+LOGIN_PY = '''from auth.session import get_user_session
+
+
+def login(user: str, password: str) -> bool:
+    """Check a password and open a session."""
+    session = get_user_session(user)
+    return bool(session and password)
+'''
+
+MODELS_PY = '''class User:
+    """A row of the users table."""
+
+    name: str
+    email: str
+
+
+class Order:
+    """A customer's order."""
+
+    total: float
+'''
+
+README_MD = """# Demo shop
+
+A demo application with sessions, orders and invoices.
+
+## Sessions
+
+Sessions expire after an hour; a refresh restarts the clock.
+
+## Orders
+
+Orders belong to users.
+"""
+
+
+STRINGS_PY = """def slugify(text: str) -> str:
+    return "-".join(text.lower().split())
+"""
+
+
+def invoice_module() -> str:
+    """A long, deterministic module (a few thousand tokens) for over-budget states."""
+    parts = ['"""Invoices: totals, taxes and the printed layout."""\n']
+    for number in range(60):
+        parts.append(
+            f"\n\ndef invoice_line_{number}(quantity: int, price: float) -> float:\n"
+            f'    """Price of invoice line {number} with tax band {number % 4}."""\n'
+            f"    subtotal = quantity * price\n"
+            f"    return round(subtotal * (1 + {number % 4} / 10), 2)\n"
+        )
+    return "".join(parts)
+
+
+REPO_FILES: dict[str, str] = {
+    "auth/session.py": SESSION_PY,
+    "auth/tokens.py": TOKENS_PY,
+    "auth/login.py": LOGIN_PY,
+    "db/models.py": MODELS_PY,
+    "billing/invoice.py": invoice_module(),
+    "README.md": README_MD,
+    "utils/strings.py": STRINGS_PY,
+}
+
+
+class FakeClipboard:
+    """A clipboard that keeps what it is given (or fails, or forgets, when told to)."""
+
+    def __init__(self, *, fail: bool = False, forget: bool = False) -> None:
+        self.text = ""
+        self.copies = 0
+        self.fail = fail
+        self.forget = forget
+
+    def copy(self, text: str) -> str:
+        from ctxtui.clipboard import ClipboardError
+
+        if self.fail:
+            raise ClipboardError("no clipboard tool (fake)")
+        self.copies += 1
+        self.text = "" if self.forget else text
+        return "fake-clip"
+
+    def paste(self) -> str:
+        return self.text
+
+
+async def wait_until(
+    pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 15.0
+) -> None:
+    """Let the app run until condition() is true; fail after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(condition, '__name__', '?')}")
+        await pilot.pause(0.02)
+
+
+def is_settled(app: CtxtuiApp, query: str | None = None) -> bool:
+    """True when the answer for the question on screen (or `query`) and its exact pack are shown."""
+    screen = app.main_screen
+    answer, packed = screen.answer, screen.packed
+    if answer is None or packed is None:
+        return False
+    wanted = screen.query_text if query is None else query
+    return (
+        answer.query == wanted
+        and answer.generation == screen._generation
+        and packed[0] == answer.generation
+    )
+
+
+async def settle(pilot: Pilot[Any], query: str | None = None) -> None:
+    """Wait until the ranking and the exact pack of the current question are on screen."""
+    app = pilot.app
+    assert isinstance(app, CtxtuiApp)
+    await wait_until(pilot, lambda: is_settled(app, query))
+    await pilot.pause()
+
+
+def notices(app: CtxtuiApp) -> list[str]:
+    """The notifications currently held by the app."""
+    return [notification.message for notification in app._notifications]

@@ -1,0 +1,382 @@
+"""The app driven through Pilot on the real Workspace: ranking, levels, pins, budget, format.
+
+Each test types or presses keys as a person would and asserts on widget state (the first file,
+its level, the meter's totals) against what the engine itself answers for the same inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from app.support import notices, settle, wait_until
+from ctxtui.app import CtxtuiApp
+from ctxtui.widgets.budget_meter import BudgetMeter
+from ctxtui.widgets.file_list import FileList
+from ctxtui.widgets.preview import Preview
+from ctxtui.widgets.query_bar import QueryBar
+from engine.model import Format, Level
+
+AppFactory = Callable[..., CtxtuiApp]
+QUESTION = "session refresh"
+
+
+async def type_question(pilot: Pilot[Any], app: CtxtuiApp, text: str) -> None:
+    """Type into the question bar key by key and wait for the exact pack."""
+    await pilot.press(*text)
+    await settle(pilot, text)
+
+
+async def test_typed_question_ranks_the_defining_file_first(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        file_list = app.main_screen.query_one(FileList)
+        assert file_list.ranking is not None
+        assert file_list.ranking.files[0].path == "auth/session.py"
+        assert file_list.highlighted_path == "auth/session.py"
+        reasons_line = str(file_list.get_option_at_index(0).prompt).splitlines()[1]
+        assert "Session.refresh" in reasons_line
+
+
+async def test_each_level_key_sets_the_level_and_the_meter_matches_the_plan(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        screen = app.main_screen
+        meter = screen.query_one(BudgetMeter)
+        await pilot.press("tab")
+        assert screen.query_one(FileList).has_focus
+        for key, level in (
+            ("o", Level.OUTLINE),
+            ("s", Level.FOCUSED),
+            ("f", Level.FULL),
+            ("x", Level.OFF),
+        ):
+            await pilot.press(key)
+            await settle(pilot)
+            assert screen.overrides == {"auth/session.py": level}
+            packed_plan = screen.packed[1] if screen.packed else None
+            assert packed_plan is not None and packed_plan.exact
+            entry = next((e for e in packed_plan.entries if e.path == "auth/session.py"), None)
+            if level is Level.OFF:
+                assert entry is None
+            else:
+                assert entry is not None and entry.level is level and not entry.automatic
+            assert meter.plan is packed_plan
+            expected = f"{packed_plan.total_tokens:,} / {screen.budget:,} tokens"
+            assert meter.totals_text.startswith(expected)
+            assert meter.totals_text.endswith(f"{len(packed_plan.entries)} files")
+        await pilot.press("a")
+        await settle(pilot)
+        assert screen.overrides == {}
+
+
+async def test_meter_totals_equal_the_workspace_pack(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        screen = app.main_screen
+        workspace = app.workspace
+        assert workspace is not None and screen.answer is not None
+        session = screen._choices().session(workspace.index)
+        plan, rendered = workspace.pack(
+            screen.answer.ranking, screen.budget, session, Format.MARKDOWN
+        )
+        meter = screen.query_one(BudgetMeter)
+        assert meter.plan == plan
+        assert meter.totals_text == f"{plan.total_tokens:,} / 8,000 tokens · o200k · " + (
+            f"{len(plan.entries)} files"
+        )
+        assert rendered.tokens == plan.total_tokens
+
+
+async def test_pin_survives_a_restart(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    state_dir = tmp_path / "state"
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        await pilot.press("tab", "down")
+        second = file_list.highlighted_path
+        assert second is not None and second != "auth/session.py"
+        await pilot.press("p", "o")
+        await settle(pilot)
+        assert screen.pinned == {second}
+        assert file_list.highlighted_path == second
+        first = file_list.ranking
+        assert first is not None and first.files[0].path == second
+        assert first.files[0].pinned
+        await pilot.press("ctrl+q")
+    restarted = app_factory(small_repo, state_dir=state_dir)
+    async with restarted.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, QUESTION)
+        screen = restarted.main_screen
+        assert screen.pinned == {second}
+        assert screen.overrides == {second: Level.OUTLINE}
+        assert screen.query_one(QueryBar).value == QUESTION
+        ranking = screen.query_one(FileList).ranking
+        assert ranking is not None and ranking.files[0].path == second
+
+
+async def test_plus_minus_and_typed_budget_change_the_budget(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        screen = app.main_screen
+        meter = screen.query_one(BudgetMeter)
+        await pilot.press("tab", "plus")
+        await settle(pilot)
+        assert screen.budget == 10_000 and meter.budget == 10_000
+        assert screen.packed is not None and screen.packed[1].budget == 10_000
+        await pilot.press("minus", "minus")
+        await settle(pilot)
+        assert screen.budget == 7_000
+        await pilot.press("b")
+        await wait_until(pilot, lambda: app.screen is not screen)
+        await pilot.press(*"12k", "enter")  # the old value is selected: typing replaces it
+        await settle(pilot)
+        assert screen.budget == 12_000
+        assert "/ 12,000 tokens" in meter.totals_text
+
+
+async def test_typed_budget_rejects_nonsense_and_escape_keeps_the_old_one(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        screen = app.main_screen
+        await pilot.press("tab", "b")
+        await wait_until(pilot, lambda: app.screen is not screen)
+        await pilot.press(*"lots", "enter")
+        assert app.screen is not screen  # still asking
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert screen.budget == 8_000
+
+
+async def test_format_key_cycles_markdown_xml_json(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        screen = app.main_screen
+        await pilot.press("tab")
+        seen = []
+        for _ in range(3):
+            await pilot.press("F")
+            await settle(pilot)
+            assert screen.packed is not None
+            seen.append((screen.fmt, screen.packed[2].fmt))
+        assert seen == [
+            (Format.XML, Format.XML),
+            (Format.JSON, Format.JSON),
+            (Format.MARKDOWN, Format.MARKDOWN),
+        ]
+
+
+async def test_letters_typed_in_the_question_are_text_not_keys(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "fix spx")
+        screen = app.main_screen
+        assert screen.query_one(QueryBar).value == "fix spx"
+        assert screen.overrides == {} and screen.pinned == frozenset()
+
+
+async def test_highlighted_file_stays_highlighted_while_typing(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "session")
+        file_list = app.main_screen.query_one(FileList)
+        await pilot.press("down")
+        highlighted = file_list.highlighted_path
+        assert highlighted is not None and highlighted != "auth/session.py"
+        await pilot.press(*" token")
+        await settle(pilot, "session token")
+        assert file_list.highlighted_path == highlighted
+
+
+async def test_stale_answers_are_dropped(small_repo: Path, app_factory: AppFactory) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        screen = app.main_screen
+        assert screen.answer is not None
+        from dataclasses import replace
+
+        from ctxtui.messages import RankingReady
+
+        current = screen.answer
+        stale = replace(current, generation=current.generation - 1, query="sess")
+        screen.post_message(RankingReady(stale))
+        await pilot.pause()
+        assert screen.answer is current
+
+
+async def test_preview_shows_the_file_as_the_pack_carries_it(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        screen = app.main_screen
+        preview = screen.query_one(Preview)
+        workspace = app.workspace
+        assert workspace is not None and screen.packed is not None
+        entry = next(e for e in screen.packed[1].entries if e.path == "auth/session.py")
+        expected = workspace.render_file(entry).expandtabs(4)
+        await wait_until(pilot, lambda: preview.shown_text == expected.rstrip("\n"))
+        assert "auth/session.py" in str(preview.border_title)
+
+
+async def test_refresh_key_picks_up_a_changed_file(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "invoice")
+        (small_repo / "utils" / "strings.py").write_text(
+            "def invoice_number(text: str) -> str:\n    '''Invoice invoice invoice.'''\n"
+            "    return text\n",
+            encoding="utf-8",
+        )
+        await pilot.press("tab", "r")
+        await wait_until(pilot, lambda: any("Re-indexed" in n for n in notices(app)))
+        await settle(pilot)
+        ranking = app.main_screen.answer
+        assert ranking is not None
+        assert "utils/strings.py" in [f.path for f in ranking.ranking.files]
+
+
+async def test_question_without_a_match_says_so(small_repo: Path, app_factory: AppFactory) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "zebracorn")
+        file_list = app.main_screen.query_one(FileList)
+        assert "No file matches" in file_list.empty_text
+        await wait_until(pilot, lambda: any("No file matches" in n for n in notices(app)))
+
+
+async def test_empty_repository_is_reported_not_fatal(
+    tmp_path: Path, app_factory: AppFactory
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    app = app_factory(empty)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: any("No files to index" in n for n in notices(app)))
+        await pilot.press(*"anything")
+        await settle(pilot)
+        assert app.is_running
+
+
+async def test_missing_folder_is_reported_not_fatal(
+    tmp_path: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(tmp_path / "does-not-exist")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: bool(notices(app)))
+        await pilot.press(*"hello", "tab", "c")
+        assert app.is_running and app.workspace is None
+        assert any("Nothing to copy" in n for n in notices(app))
+
+
+async def test_corrupt_state_file_is_set_aside_with_a_notice(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    state_dir = tmp_path / "state"
+    app = app_factory(small_repo, state_dir=state_dir)
+    app.services.store.path.parent.mkdir(parents=True)
+    app.services.store.path.write_text("{not json", encoding="utf-8")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: any("unreadable" in n for n in notices(app)))
+        await type_question(pilot, app, QUESTION)
+        aside = list(app.services.store.path.parent.glob("*.corrupt-*"))
+        assert len(aside) == 1 and aside[0].read_text(encoding="utf-8") == "{not json"
+
+
+async def test_pins_of_vanished_files_are_kept_but_ignored(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    from ctxtui.state import RepoState, StateStore
+
+    state_dir = tmp_path / "state"
+    StateStore(small_repo, state_dir).save(
+        RepoState(pinned=frozenset({"gone.py", "db/models.py"}), query=QUESTION)
+    )
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, QUESTION)
+        screen = app.main_screen
+        assert screen.pinned == {"gone.py", "db/models.py"}
+        assert screen.answer is not None
+        assert screen.answer.ranking.files[0].path == "db/models.py"
+
+
+async def test_encoding_key_switches_the_tokenizer(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        await pilot.press("tab", "e")
+        screen = app.main_screen
+        await wait_until(
+            pilot, lambda: app.workspace is not None and app.workspace.encoding == "cl100k_base"
+        )
+        await settle(pilot)
+        assert screen.encoding == "cl100k_base"
+        assert "· cl100k ·" in screen.query_one(BudgetMeter).totals_text
+
+
+async def test_small_terminal_hides_the_preview(small_repo: Path, app_factory: AppFactory) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        assert not app.main_screen.query_one(Preview).display
+        assert app.main_screen.query_one(FileList).display
+    app = app_factory(small_repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        assert app.main_screen.query_one(Preview).display
+
+
+async def test_files_changed_on_disk_are_picked_up_by_the_next_ranking(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("ctxtui.screens.ranking.REFRESH_INTERVAL", 0.0)  # check on every key
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "invoice")
+        (small_repo / "db" / "models.py").write_text(
+            "class Invoice:\n    '''An invoice row.'''\n    invoice_total: float\n",
+            encoding="utf-8",
+        )
+        await pilot.press("s")
+        await wait_until(pilot, lambda: any("changed on disk" in n for n in notices(app)))
+        await settle(pilot, "invoices")
+        answer = app.main_screen.answer
+        assert answer is not None
+        assert "db/models.py" in [f.path for f in answer.ranking.files]

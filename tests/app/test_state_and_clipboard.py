@@ -1,0 +1,143 @@
+"""The app's plain modules, without Textual: persisted state, budget arithmetic, the copy chain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.support import FakeClipboard
+from ctxtui.clipboard import CopyResult, CopyWay, deliver, describe, has_system_clipboard
+from ctxtui.state import (
+    MAX_BUDGET,
+    MIN_BUDGET,
+    RepoState,
+    StateStore,
+    parse_budget,
+    step_budget,
+)
+from engine.model import Format, Level
+
+
+def test_state_round_trips_through_its_json_file(tmp_path: Path) -> None:
+    store = StateStore(tmp_path / "repo", tmp_path / "state")
+    state = RepoState(
+        pinned=frozenset({"a.py", "b/c.py"}),
+        overrides={"a.py": Level.OUTLINE, "d.py": Level.OFF},
+        budget=12_000,
+        fmt=Format.JSON,
+        encoding="cl100k_base",
+        query="where is the session refreshed?",
+    )
+    store.save(state)
+    loaded, notice = store.load()
+    assert loaded == state and notice == ""
+    assert json.loads(store.path.read_text("utf-8"))["version"] == 1
+    assert [p.name for p in store.path.parent.iterdir()] == [store.path.name]  # no temp left
+
+
+def test_missing_state_gives_defaults(tmp_path: Path) -> None:
+    assert StateStore(tmp_path, tmp_path / "state").load() == (RepoState(), "")
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["{broken", '{"version": 99}', '{"version": 1, "budget": "lots"}', "[]"],
+)
+def test_unreadable_state_is_moved_aside_with_a_notice(tmp_path: Path, content: str) -> None:
+    store = StateStore(tmp_path, tmp_path / "state")
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text(content, encoding="utf-8")
+    state, notice = store.load()
+    assert state == RepoState()
+    assert "moved it to" in notice
+    assert not store.path.exists()
+    assert len(list(store.path.parent.glob("*.corrupt-*"))) == 1
+
+
+def test_each_repository_has_its_own_state_file(tmp_path: Path) -> None:
+    first = StateStore(tmp_path / "one", tmp_path / "state")
+    second = StateStore(tmp_path / "two", tmp_path / "state")
+    assert first.path != second.path
+
+
+def test_budget_steps_are_finer_below_8k() -> None:
+    assert step_budget(8_000, -1) == 7_000
+    assert step_budget(7_000, 1) == 8_000
+    assert step_budget(8_000, 1) == 10_000
+    assert step_budget(32_000, 1) == 36_000
+    assert step_budget(8_500, -1) == 8_000
+    assert step_budget(MIN_BUDGET, -1) == MIN_BUDGET
+    assert step_budget(MAX_BUDGET, 1) == MAX_BUDGET
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [("12000", 12_000), ("12,000", 12_000), ("12k", 12_000), ("1.5K", 1_500), ("1m", 1_000_000)],
+)
+def test_typed_budgets_are_understood(text: str, tokens: int) -> None:
+    assert parse_budget(text) == tokens
+
+
+@pytest.mark.parametrize("text", ["", "lots", "-5", "10", "3m", "12 k tokens"])
+def test_nonsense_budgets_are_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_budget(text)
+
+
+def test_verified_clipboard_copy_wins(tmp_path: Path) -> None:
+    terminal: list[str] = []
+    result = deliver(
+        "pack",
+        "md",
+        backend=FakeClipboard(),
+        terminal=terminal.append,
+        cache_dir=tmp_path,
+        env={"DISPLAY": ":0"},
+    )
+    assert result == CopyResult(CopyWay.CLIPBOARD, "fake-clip", tmp_path / "packs" / "last.md")
+    assert terminal == []
+    assert (tmp_path / "packs" / "last.md").read_text("utf-8") == "pack"
+
+
+@pytest.mark.parametrize(
+    ("backend", "env", "problem"),
+    [
+        (FakeClipboard(fail=True), {"DISPLAY": ":0"}, "no clipboard tool"),
+        (FakeClipboard(forget=True), {"DISPLAY": ":0"}, "did not keep the text"),
+        (FakeClipboard(), {}, "no display"),
+    ],
+)
+def test_clipboard_failures_fall_through_to_the_terminal(
+    tmp_path: Path, backend: FakeClipboard, env: dict[str, str], problem: str
+) -> None:
+    terminal: list[str] = []
+    result = deliver(
+        "pack", "xml", backend=backend, terminal=terminal.append, cache_dir=tmp_path, env=env
+    )
+    assert result.way is CopyWay.TERMINAL and terminal == ["pack"]
+    assert problem in result.problems[0]
+    assert (tmp_path / "packs" / "last.xml").exists()
+
+
+def test_without_clipboard_or_terminal_the_file_is_all(tmp_path: Path) -> None:
+    result = deliver("pack", "json", backend=None, terminal=None, cache_dir=tmp_path, env={})
+    assert result.way is CopyWay.FILE
+    text = describe(result, 7_812, 9)
+    assert (
+        text == f"7,812 tokens, 9 files — no clipboard: saved to {tmp_path / 'packs' / 'last.json'}"
+    )
+
+
+def test_notifications_say_which_way_the_pack_went(tmp_path: Path) -> None:
+    clip = CopyResult(CopyWay.CLIPBOARD, "xclip", tmp_path / "last.md")
+    assert describe(clip, 7_812, 9) == "Copied 7,812 tokens, 9 files — clipboard via xclip"
+    osc = CopyResult(CopyWay.TERMINAL, "", None)
+    assert describe(osc, 100, 1) == "Copied 100 tokens, 1 file — via terminal (OSC 52)"
+
+
+def test_linux_without_a_display_has_no_system_clipboard() -> None:
+    assert not has_system_clipboard({}, "linux")
+    assert has_system_clipboard({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
+    assert has_system_clipboard({}, "darwin")
