@@ -260,17 +260,21 @@ def git_vector(index: Index, intent: Intent, weights: RankWeights) -> npt.NDArra
 
 
 def _chosen_first(index: Index, session: Session, scores: npt.NDArray[np.float64]) -> list[int]:
-    """File ids the user chose, which rank first: focus files in order, then pinned files
-    and files given a level (by score): a choice must never vanish with the question."""
+    """File ids the user chose, which rank first: focus files in order, then pinned files,
+    then files given a level (each group by score): a choice never vanishes with the
+    question, and a pin is never below a file the user merely set a level for."""
     ids = index.path_ids
     focus = [ids[p] for p in session.focus if p in ids]
-    chosen = set(session.pinned) | {
-        p for p, level in session.overrides.items() if level.value != "off"
+    pins = {ids[p] for p in session.pinned if p in ids} - set(focus)
+    leveled = {
+        ids[p] for p, level in session.overrides.items() if level.value != "off" and p in ids
     }
-    others = sorted(
-        {ids[p] for p in chosen if p in ids} - set(focus), key=lambda i: (-scores[i], i)
-    )
-    return focus + others
+    leveled -= pins | set(focus)
+
+    def by_score(group: set[int]) -> list[int]:
+        return sorted(group, key=lambda i: (-scores[i], i))
+
+    return focus + by_score(pins) + by_score(leveled)
 
 
 def _top(scores: npt.NDArray[np.float64], chosen: list[int], limit: int) -> npt.NDArray[np.int64]:
