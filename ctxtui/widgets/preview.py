@@ -19,41 +19,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
+from engine.words import STOP_WORDS
+
 HIGHLIGHT_LIMIT = 200_000
 """Characters above which the preview shows plain text: syntax highlighting would take seconds."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
-_STOP_WORDS = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "how",
-        "does",
-        "what",
-        "where",
-        "why",
-        "when",
-        "which",
-        "who",
-        "with",
-        "from",
-        "into",
-        "this",
-        "that",
-        "are",
-        "was",
-        "is",
-        "it",
-        "in",
-        "on",
-        "of",
-        "to",
-        "do",
-        "can",
-        "should",
-        "would",
-    ]
-)
+_WORD_START = r"(?:(?<![^\W_])|(?-i:(?<=[a-z])(?=[A-Z])))"
+"""Where a marked word may begin: after a non-letter, an underscore, or at a camelCase hump
+(so "session" marks getUserSession's Session, never the "an" inside "sansio")."""
 
 
 def language_of(path: str) -> str:
@@ -70,7 +43,7 @@ def language_of(path: str) -> str:
 
 def words_to_mark(query: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     """Pick the words of the question (and the index words it became) worth marking."""
-    words = [w.lower() for w in _WORD.findall(query) if w.lower() not in _STOP_WORDS]
+    words = [w.lower() for w in _WORD.findall(query) if len(w) >= 3 and w.lower() not in STOP_WORDS]
     words += [t for t in terms if len(t) >= 3 and t.isalnum()]
     return tuple(sorted(set(words), key=lambda w: (-len(w), w)))
 
@@ -85,7 +58,8 @@ def highlight(text: str, path: str, words: tuple[str, ...], match_style: Style) 
     else:
         content = highlight_code(text, language=language_of(path))
     if words:
-        pattern = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+        alternatives = "|".join(re.escape(w) for w in words)
+        pattern = re.compile(f"{_WORD_START}(?:{alternatives})", re.IGNORECASE)
         content = content.highlight_regex(pattern, style=match_style)
     return content
 
