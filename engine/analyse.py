@@ -132,7 +132,7 @@ def sha1_of(data: bytes) -> str:
 def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Parsed | SkippedFile:
     """Read, sniff, decode and parse one file, and collect its words. Never raises for a
     bad file."""
-    from engine.scan import is_generated, sniff_content  # deliberate: keeps import light
+    from engine.skip_rules import is_generated, sniff_content  # deliberate: keeps import light
 
     data = read_source(root, source)
     if isinstance(data, SkippedFile):
@@ -158,9 +158,21 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Parsed | 
         replaced=replaced,
         generated=is_generated(text[:2000]),
     )
+    parsed = _with_level_costs(parsed, prefix)
     if len(analyser.word_cache) > WORD_CACHE_LIMIT:
         analyser.word_cache.clear()
     return Parsed(parsed, collect_field_words(parsed, text, analyser.word_cache), prefix)
+
+
+def _with_level_costs(parsed: ParsedFile, prefix: npt.NDArray[np.int64]) -> ParsedFile:
+    """Fill in the question-independent level costs, so planning never recomputes them."""
+    from engine.levels import focused_tokens, outline_tokens  # deliberate: levels loads parse
+
+    return replace(
+        parsed,
+        outline_tokens=outline_tokens(parsed),
+        focused_tokens=focused_tokens(parsed, prefix, 0, len(prefix) - 1),
+    )
 
 
 def _with_tokens(decl: Declaration, prefix: npt.NDArray[np.int64]) -> Declaration:

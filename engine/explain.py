@@ -52,7 +52,9 @@ def explain(
     import numpy as np  # deliberate: numpy loads with the index
 
     wanted = np.asarray(order, dtype=np.int64)
-    words_of: dict[int, list[tuple[float, Reason]]] = defaultdict(list)
+    bits = np.array([1 << f for f in range(len(FIELDS))], dtype=np.int64)
+    # per file: shown word -> [contribution, fields bit mask], merged across index words
+    words_of: dict[int, dict[str, list[float]]] = defaultdict(dict)
     for term in analysis.terms:
         hit = hits.get(term.term_id)
         if hit is None or len(hit.docs) == 0:
@@ -60,11 +62,15 @@ def explain(
         pos = np.searchsorted(hit.docs, wanted)
         pos[pos >= len(hit.docs)] = 0
         present = hit.docs[pos] == wanted
-        for file_id, p in zip(wanted[present].tolist(), pos[present].tolist(), strict=True):
-            fields = tuple(FIELDS[f] for f in np.flatnonzero(hit.tf[p]).tolist())
-            words_of[file_id].append(
-                (float(hit.contribution[p]), Reason(ReasonKind.WORD, term.shown, fields))
-            )
+        rows = pos[present]
+        masks = ((hit.tf[rows] > 0) @ bits).tolist()
+        contributions = hit.contribution[rows].tolist()
+        for file_id, mask, contribution in zip(
+            wanted[present].tolist(), masks, contributions, strict=True
+        ):
+            entry = words_of[file_id].setdefault(term.shown, [0.0, 0])
+            entry[0] += contribution
+            entry[1] = int(entry[1]) | mask
     declarations = matching_declarations(index, analysis, set(order))
     top = set(top_hits)
     pinned, focused = chosen
@@ -80,7 +86,7 @@ def explain(
         matched = declarations.get(file_id, ())
         decls = index.files[file_id].declarations
         reasons.extend(Reason(ReasonKind.DECLARATION, decls[d].qualified_name) for d in matched[:3])
-        reasons.extend(_word_reasons(words_of.get(file_id, [])))
+        reasons.extend(_word_reasons(words_of.get(file_id, {})))
         reasons.extend(_neighbours(index, file_id, top))
         recent = _recency(index, file_id)
         if recent is not None:
@@ -89,24 +95,21 @@ def explain(
     return out
 
 
-def _word_reasons(found: list[tuple[float, Reason]]) -> list[Reason]:
+def _word_reasons(merged: dict[str, list[float]]) -> list[Reason]:
     """One reason per word as the question spells it (getUserSession gives the index words
     get, user, sess and getusersession: one reason, their fields merged), strongest first."""
-    merged: dict[str, tuple[float, set[str]]] = {}
-    for contribution, reason in found:
-        total, fields = merged.get(reason.detail, (0.0, set()))
-        merged[reason.detail] = (total + contribution, fields | set(reason.fields))
     grand = sum(c for c, _ in merged.values()) or 1.0
     ordered = sorted(merged.items(), key=lambda item: (-item[1][0], item[0]))
     return [
-        Reason(
-            ReasonKind.WORD,
-            shown,
-            tuple(f for f in FIELDS if f in fields),
-            round(contribution / grand, 3),
-        )
-        for shown, (contribution, fields) in ordered
+        Reason(ReasonKind.WORD, shown, _FIELDS_OF_MASK[int(mask)], round(contribution / grand, 3))
+        for shown, (contribution, mask) in ordered
     ]
+
+
+_FIELDS_OF_MASK: tuple[tuple[str, ...], ...] = tuple(
+    tuple(f for bit, f in enumerate(FIELDS) if mask >> bit & 1) for mask in range(1 << len(FIELDS))
+)
+"""Field names of each bit mask of fields, so reasons need no per-file loop over fields."""
 
 
 def matching_declarations(
@@ -144,16 +147,24 @@ def _innermost(
     found: list[tuple[float, int]], decls: tuple[Declaration, ...]
 ) -> list[tuple[float, int]]:
     """Drop a matching class (or function) that holds another match: the focused view keeps
-    its header around the inner match anyway, and keeping it whole would keep everything."""
-    spans = [(decls[p].start_line, decls[p].end_line, p) for _, p in found]
-    holders = {
-        p
-        for start, end, p in spans
-        for inner_start, inner_end, q in spans
-        if q != p
-        and start <= inner_start <= inner_end <= end
-        and (start, end) != (inner_start, inner_end)
-    }
+    its header around the inner match anyway, and keeping it whole would keep everything.
+
+    One pass over the matches sorted by start (outer before inner): a span holds the next
+    ones while they start before it ends.
+    """
+    spans = sorted(
+        ((decls[p].start_line, -decls[p].end_line, p) for _, p in found), key=lambda x: x[:2]
+    )
+    holders: set[int] = set()
+    open_spans: list[tuple[int, int, int]] = []  # (end, declaration, start), still open
+    for start, negative_end, p in spans:
+        end = -negative_end
+        while open_spans and open_spans[-1][0] < start:
+            open_spans.pop()
+        for outer_end, outer, outer_start in open_spans:
+            if end <= outer_end and (start, end) != (outer_start, outer_end):
+                holders.add(outer)
+        open_spans.append((end, p, start))
     return [(score, p) for score, p in found if p not in holders]
 
 

@@ -11,8 +11,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from engine.model import Declaration, DeclKind, Index, Level, ParsedFile
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 from engine.parse.languages import spec_for
 
 BRACE_LANGUAGES = frozenset(
@@ -269,16 +274,36 @@ def level_tokens(
     if level is Level.FULL:
         return file.tokens + (LINE_NUMBER_TOKENS * file.lines if line_numbers else 0)
     if level is Level.OUTLINE:
-        return outline_tokens(file)
+        return file.outline_tokens if file.outline_tokens >= 0 else outline_tokens(file)
+    if not matched and not line_numbers and file.focused_tokens >= 0:
+        return file.focused_tokens
     start = int(index.line_tokens_ptr[file_id])
     line_count = int(index.line_tokens_ptr[file_id + 1]) - start - 1
+    return focused_tokens(
+        file, index.line_tokens, start, line_count, matched,
+        line_numbers=line_numbers, max_matched_lines=max_matched_lines,
+    )  # fmt: skip
+
+
+def focused_tokens(
+    file: ParsedFile,
+    prefix_sums: npt.NDArray[np.int64],
+    start: int,
+    line_count: int,
+    matched: tuple[int, ...] = (),
+    *,
+    line_numbers: bool = False,
+    max_matched_lines: int = 80,
+) -> int:
+    """Estimate the focused view's tokens from a file's per-line prefix sums, which start at
+    `start` in `prefix_sums` (the index's flat array, or the file's own with start 0)."""
     ranges = kept_ranges(file, matched, line_count, max_matched_lines)
     # One gather of the prefix sums needed, then plain sums: P[0], P[a1-1], P[b1], ..., P[n].
     bounds = [start]
     for first, last in ranges:
         bounds += (start + first - 1, start + last)
     bounds.append(start + line_count)
-    prefix = index.line_tokens[bounds].tolist()
+    prefix = prefix_sums[bounds].tolist()
     total = sum(prefix[2::2]) - sum(prefix[1:-1:2])  # the kept lines
     previous_lasts = [0, *(last for _, last in ranges)]
     next_firsts = [*(first for first, _ in ranges), line_count + 1]

@@ -222,6 +222,11 @@ class ParsedFile:
     """True when bytes that are not UTF-8 were replaced while decoding."""
     generated: bool = False
     """True when the file says it is generated (a header marker); ranked lower."""
+    outline_tokens: int = -1
+    """Estimated tokens of the outline level (question-independent, so computed once when the
+    file is analysed); -1 when not computed."""
+    focused_tokens: int = -1
+    """Estimated tokens of the focused level when no declaration matches; -1 when unknown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,6 +479,11 @@ class Index:
     """File ids importing each file."""
     git: tuple[GitSignal | None, ...]
     """History per file; None outside git, in a shallow clone, or for untracked files."""
+    git_age_days: npt.NDArray[np.float64]
+    """Days between each file's last change and the newest change in the repository; NaN
+    where there is no history. Precomputed so ranking reads it as one vector."""
+    git_changes: npt.NDArray[np.int32]
+    """Commits touching each file (0 without history)."""
     edges: npt.NDArray[np.int32]
     """Import edges as rows (importer, imported), for the graph walk; shape (edges, 2)."""
     roles: npt.NDArray[np.int8]

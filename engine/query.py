@@ -146,7 +146,7 @@ def _expand_last_word(
     index: Index, prefix: str, weighted: dict[str, float], shown: dict[str, str], limit: int
 ) -> None:
     """Add vocabulary words that the partly typed last word may become."""
-    if len(prefix) < 2:
+    if len(prefix) < 3:  # one or two letters would expand to half the vocabulary
         return
     key = ABBREVIATIONS.get(prefix) or normalise_part(prefix) or prefix
     if prefix in index.vocab or (key in index.vocab and len(prefix) >= 4):

@@ -243,20 +243,14 @@ def git_vector(index: Index, intent: Intent, weights: RankWeights) -> npt.NDArra
     """Per-file multiplier 1 + recency + frequency boosts (larger when debugging)."""
     import numpy as np  # deliberate: see rank()
 
-    n = len(index.files)
-    boost = np.ones(n, dtype=np.float64)
-    known = [(i, g) for i, g in enumerate(index.git) if g is not None]
-    if not known:
-        return boost
+    age, changes = index.git_age_days, index.git_changes
+    known = ~np.isnan(age)
+    if not known.any():
+        return np.ones(len(index.files), dtype=np.float64)
     factor = weights.debug_git_factor if intent is Intent.DEBUG else 1.0
-    newest = max(g.last_change for _, g in known)
-    most = max(g.changes for _, g in known) or 1
-    for i, g in known:
-        age_days = max(0.0, newest - g.last_change) / 86400.0
-        recency = math.exp(-age_days / weights.recency_days)
-        frequency = math.log1p(g.changes) / math.log1p(most)
-        boost[i] += factor * (weights.git_recency * recency + weights.git_frequency * frequency)
-    return boost
+    recency = np.where(known, np.exp(-np.nan_to_num(age) / weights.recency_days), 0.0)
+    frequency = np.log1p(changes) / math.log1p(max(int(changes.max()), 1))
+    return 1.0 + factor * (weights.git_recency * recency + weights.git_frequency * frequency)
 
 
 def _chosen_first(index: Index, session: Session, scores: npt.NDArray[np.float64]) -> list[int]:

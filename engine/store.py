@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 FORMAT = "ctxtui-index"
-VERSION = 4
+VERSION = 5
 """Bump when the layout or the meaning of any stored number changes."""
 
 
@@ -120,6 +120,7 @@ def _file_to_dict(f: ParsedFile) -> dict[str, Any]:
         "n": f.lines,
         "t": f.tokens,
         "e": [f.partial, f.replaced, f.generated],
+        "c": [f.outline_tokens, f.focused_tokens],
         "d": [_declaration_to_list(d) for d in f.declarations],
         "i": [[i.raw, i.start_line, i.end_line, list(i.targets)] for i in f.imports],
     }
@@ -140,6 +141,8 @@ def _file_from_dict(v: dict[str, Any]) -> ParsedFile:
         partial=bool(flags[0]),
         replaced=bool(flags[1]),
         generated=bool(flags[2]),
+        outline_tokens=int(v["c"][0]),
+        focused_tokens=int(v["c"][1]),
     )
 
 

@@ -1,7 +1,7 @@
 """Levels of detail on hand-built parses: exact kept lines, markers with exact ranges, outlines,
 and estimates held against the text they estimate."""
 
-# ruff: noqa: RUF001  (the markers' en dash in "lines 40-88" is the output under test)
+
 
 from __future__ import annotations
 

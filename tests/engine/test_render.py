@@ -4,7 +4,7 @@ Golden files live in tests/engine/golden/; set CTXTUI_UPDATE_GOLDEN=1 to rewrite
 read the diff like code.
 """
 
-# ruff: noqa: RUF001  (the markers' en dash in "lines 40-88" is the output under test)
+
 
 from __future__ import annotations
 

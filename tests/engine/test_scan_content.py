@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from conftest import make_repo
+
 from engine.model import SkipReason
-from engine.scan import is_generated, sniff_content
+from engine.scan import scan
+from engine.skip_rules import is_generated, sniff_content
 
 
 def test_nul_byte_early_on_means_binary() -> None:
@@ -59,10 +64,6 @@ def test_markers_below_the_header_do_not_count() -> None:
 
 
 def test_jest_snapshots_and_big_plain_text_files_are_skipped(tmp_path: Path) -> None:
-    from tests.conftest import make_repo
-
-    from engine.scan import scan
-
     repo = make_repo(
         tmp_path / "r",
         {
