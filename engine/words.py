@@ -124,6 +124,7 @@ ABBREVIATIONS: dict[str, str] = {
 }
 """Long and short spellings programmers use for the same thing, folded to one index word."""
 
+SEPARATORS = re.compile(r"[_\-]+")
 _SUFFIXES_FIRST = ("ies", "ing", "ed", "es", "s")
 _SUFFIXES_SECOND = ("ion", "er", "e", "y")
 
@@ -164,8 +165,10 @@ def normalise_part(part: str) -> str | None:
 
 def split_identifier(identifier: str) -> list[str]:
     """Split an identifier into lower-case parts: getHTTPResponse2 -> get, http, response, 2."""
+    if "_" not in identifier and "-" not in identifier and identifier.isascii():
+        return [p.lower() for p in CAMEL_PARTS.findall(identifier)]
     parts: list[str] = []
-    for segment in re.split(r"[_\-]+", identifier):
+    for segment in SEPARATORS.split(identifier):
         if not segment:
             continue
         if segment.isascii():
@@ -183,6 +186,9 @@ def identifier_words(identifier: str) -> list[str]:
     """Index words of one identifier: its normalised parts, then the whole identifier."""
     if len(identifier) > MAX_IDENTIFIER:
         return []
+    if identifier.isalpha() and identifier.islower() and identifier.isascii():
+        word = normalise_part(identifier)  # the common case: one plain word, no splitting
+        return [word] if word is not None else []
     parts = split_identifier(identifier)
     words = [w for w in (normalise_part(p) for p in parts) if w is not None]
     if len(parts) > 1:
