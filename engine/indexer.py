@@ -197,13 +197,19 @@ def _save_or_say(path: Path, notice: str, cached: store.CachedIndex) -> str:
 
 
 def has_changed(index: Index, options: ScanOptions = ScanOptions()) -> bool:
-    """Cheap check (one scan, no reads) whether files were added, removed or touched."""
+    """Cheap check (one scan, no reads) whether files were added, removed or touched.
+
+    Files the index left out for their content (binary, minified) are listed by the scan
+    but not indexed; they count as unchanged here, or every check would re-index.
+    """
     from engine.scan import scan  # deliberate: see build_index
 
     scanned = scan(index.root, options)
-    if len(scanned.files) != len(index.files):
+    left_out = {s.path for s in index.skipped}
+    current = [s for s in scanned.files if s.path not in left_out or s.path in index.path_ids]
+    if len(current) != len(index.files):
         return True
-    for source, parsed in zip(scanned.files, index.files, strict=True):
+    for source, parsed in zip(current, index.files, strict=True):
         if source.path != parsed.path or source.size != parsed.size:
             return True
         if source.mtime_ns != parsed.mtime_ns:

@@ -463,3 +463,13 @@ def test_a_binary_file_found_by_its_content_is_not_read_again_on_reopen(
     _, second = index_repo(repo, cache_dir=cache)
     assert read == []
     assert [s.path for s in second.skipped] == ["blob.dat"]
+
+
+def test_a_file_left_out_for_its_content_does_not_count_as_a_change(tmp_path: Path) -> None:
+    from engine.indexer import has_changed
+
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n", "blob.dat": b"\x00\x01" * 100})
+    index, _ = index_repo(repo)
+    assert not has_changed(index)
+    (repo / "b.py").write_text("y = 2\n")
+    assert has_changed(index)
