@@ -154,12 +154,13 @@ def save(path: Path, cached: CachedIndex) -> None:
     """
     import numpy as np  # deliberate: numpy loads only when an index is saved or loaded
 
+    compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     meta = {
         "format": FORMAT,
         "version": VERSION,
         "root": cached.root,
         "encoding": cached.encoding,
-        "files": [_file_to_dict(f) for f in cached.files],
+        "files": None,  # spliced in below, one file at a time
         "vocab": cached.vocab,
         "skipped": [[s.path, s.reason.value, s.detail] for s in cached.skipped],
         "sniffed": [
@@ -169,7 +170,11 @@ def save(path: Path, cached: CachedIndex) -> None:
         "git_head": cached.git_head,
         "git": {p: [g.last_change, g.changes] for p, g in cached.git.items()},
     }
-    blob = np.frombuffer(json.dumps(meta, separators=(",", ":")).encode("utf-8"), dtype=np.uint8)
+    # Encoding the records one by one keeps 10,000 files' dictionaries from all existing at
+    # once (a peak of a hundred megabytes); only their text is held.
+    files = "[" + ",".join(compact(_file_to_dict(f)) for f in cached.files) + "]"
+    text = compact(meta).replace('"files":null', '"files":' + files, 1)
+    blob = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=path.parent)
