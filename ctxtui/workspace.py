@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,6 +66,44 @@ class LazyTokenizer:
         return self._tokenizer is not None
 
 
+class TextCache:
+    """File texts kept between packs, keyed by path and the mtime the index knows.
+
+    The exact pack re-renders a dozen files after every pause in the typing; reading them
+    again each time costs more than rendering. A changed file has a new mtime in the
+    refreshed index, so a stale text is never served. Bounded by characters kept.
+    """
+
+    LIMIT = 32_000_000
+    """Characters kept at most (about 32 MB of ASCII source)."""
+
+    def __init__(self) -> None:
+        self._texts: OrderedDict[tuple[str, str, int], str] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def read(self, index: Index, path: str) -> str:
+        """The text of a file of `index`, from memory when its mtime is unchanged."""
+        from engine.analyse import read_text  # deliberate: keeps start-up light
+
+        file_id = index.path_ids.get(path)
+        mtime = index.files[file_id].mtime_ns if file_id is not None else -1
+        key = (index.root, path, mtime)
+        with self._lock:
+            text = self._texts.get(key)
+            if text is not None:
+                self._texts.move_to_end(key)
+                return text
+        text = read_text(index.root, path)
+        with self._lock:
+            self._texts[key] = text
+            self._size += len(text)
+            while self._size > self.LIMIT and len(self._texts) > 1:
+                _, dropped = self._texts.popitem(last=False)
+                self._size -= len(dropped)
+        return text
+
+
 class Workspace:
     """An opened repository: index + tokenizer + cache folder, ready for questions."""
 
@@ -86,6 +125,7 @@ class Workspace:
         self._tokenizer = tokenizer
         self._last_check = time.monotonic()
         self._lock = threading.Lock()
+        self._texts = TextCache()
 
     @classmethod
     def open(
@@ -150,22 +190,23 @@ class Workspace:
         line_numbers: bool = False,
     ) -> tuple[Plan, Rendered]:
         """Plan, render and fit a pack, measured with the real tokenizer."""
+        index = self.index
         return engine.pack(
             ranking,
-            self.index,
+            index,
             budget,
             fmt,
             counter=self.tokenizer,
             session=session,
+            read_text=lambda path: self._texts.read(index, path),
             line_numbers=line_numbers,
         )
 
     def render_file(self, entry: PlanEntry, *, line_numbers: bool = False) -> str:
         """One file's content at its planned level, as the pack shows it."""
-        from engine.analyse import read_text
-
-        parsed = self.index.files[entry.file_id]
-        text = read_text(self.index.root, parsed.path)
+        index = self.index
+        parsed = index.files[entry.file_id]
+        text = self._texts.read(index, parsed.path)
         return engine.render_level(
             parsed, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
         )

@@ -515,3 +515,23 @@ def test_console_script_reports_a_missing_path_in_one_line(tmp_path: Path) -> No
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (1, "")
     assert one_line(done.stderr).startswith("ctxtui: ")
+
+
+def test_workspace_serves_a_changed_file_fresh_after_a_refresh(tmp_path: Path) -> None:
+    import os
+
+    from ctxtui.workspace import Workspace
+    from engine import Session
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def alpha():\n    return 1\n")
+    workspace = Workspace.open(repo, use_cache=False)
+    first = workspace.rank("alpha", Session())
+    entry = workspace.plan(first, 8000, Session()).entries[0]
+    assert "return 1" in workspace.render_file(entry)
+    (repo / "a.py").write_text("def alpha():\n    return 22\n")
+    os.utime(repo / "a.py", ns=(1, 1))
+    assert workspace.refresh(force=True)
+    again = workspace.plan(workspace.rank("alpha", Session()), 8000, Session()).entries[0]
+    assert "return 22" in workspace.render_file(again)
