@@ -33,7 +33,7 @@ class WorkspaceAPI(Protocol):
     encoding: str
     index: Index
 
-    def rank(self, query: str, session: Session) -> Ranking: ...
+    def rank(self, query: str, session: Session, *, complete: bool = True) -> Ranking: ...
 
     def plan(self, ranking: Ranking, budget: int, session: Session) -> Plan: ...
 
@@ -131,7 +131,8 @@ def rank_job(
     with gate.reading():
         index = workspace.index
         session = choices.session(index)
-        ranking = workspace.rank(query, session)
+        # the question is being typed: a last word the index does not know may be a prefix
+        ranking = workspace.rank(query, session, complete=False)
         plan = workspace.plan(ranking, choices.budget, session)
         full_tokens = {
             ranked.path: index.files[ranked.file_id].tokens

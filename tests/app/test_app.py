@@ -45,6 +45,17 @@ async def test_typed_question_ranks_the_defining_file_first(
         assert "Session.refresh" in reasons_line
 
 
+async def test_a_half_typed_word_already_finds_the_file_it_starts(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "refre")  # "refresh", still being typed
+        file_list = app.main_screen.query_one(FileList)
+        assert file_list.ranking is not None
+        assert file_list.ranking.files[0].path == "auth/session.py"
+
+
 async def test_each_level_key_sets_the_level_and_the_meter_matches_the_plan(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
