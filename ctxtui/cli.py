@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    _tolerant_streams()
     try:
         if not args_list or args_list[0] not in (*SUBCOMMANDS, "-h", "--help"):
             return _run_app(args_list)
@@ -102,6 +103,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0  # `ctxtui rank ... | head`: the reader left, nothing is wrong
+
+
+def _tolerant_streams() -> None:
+    """Never die on bytes: a pasted report that is not UTF-8 is read with replacement, and a
+    file name that is not UTF-8 is written back as the very bytes it has on disk."""
+    for stream, errors in ((sys.stdin, "replace"), (sys.stdout, "surrogateescape"),
+                           (sys.stderr, "backslashreplace")):  # fmt: skip
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors=errors)
 
 
 def main_entry() -> None:

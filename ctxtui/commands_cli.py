@@ -17,6 +17,7 @@ from pathlib import Path
 from ctxtui.cli import UsageFailure
 from ctxtui.workspace import Workspace
 from engine import EngineError, Format, IndexReport, Progress, Ranking, ScanOptions, Session
+from engine.model import printable
 
 
 def read_question(question: str) -> str:
@@ -136,7 +137,7 @@ def ranking_to_json(ranking: Ranking, limit: int) -> list[dict[str, object]]:
     """The `rank --json` list: path, score and reasons, best first."""
     return [
         {
-            "path": f.path,
+            "path": printable(f.path),  # JSON must be valid Unicode
             "score": round(f.score, 6),
             "reasons": [
                 {

@@ -16,6 +16,14 @@ if TYPE_CHECKING:  # numpy is imported lazily by the modules that build arrays
     import numpy.typing as npt
 
 
+def printable(text: str) -> str:
+    """A path or word as it can be shown and counted: bytes of a file name that are not UTF-8
+    (kept as surrogates so the file can still be opened) become U+FFFD."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 class Level(str, Enum):
     """How much of a file goes into a pack; the values are the JSON strings."""
 

@@ -174,7 +174,8 @@ def save(path: Path, cached: CachedIndex) -> None:
     # once (a peak of a hundred megabytes); only their text is held.
     files = "[" + ",".join(compact(_file_to_dict(f)) for f in cached.files) + "]"
     text = compact(meta).replace('"files":null', '"files":' + files, 1)
-    blob = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    # surrogateescape: a file name that is not UTF-8 round-trips to the same bytes
+    blob = np.frombuffer(text.encode("utf-8", "surrogateescape"), dtype=np.uint8)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=path.parent)
@@ -209,7 +210,7 @@ def load(path: Path, root: str, encoding: str) -> CachedIndex:
 
     try:
         with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+            meta = json.loads(bytes(data["meta"]).decode("utf-8", "surrogateescape"))
             if not isinstance(meta, dict) or meta.get("format") != FORMAT:
                 raise StaleCache("not a ctxtui index")
             if meta.get("version") != VERSION:

@@ -42,7 +42,7 @@ from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.preview import Preview, words_to_mark
 from ctxtui.widgets.query_bar import QueryBar
-from engine.model import Format, Level, Plan, PlanEntry, Progress, Rendered
+from engine.model import Format, Level, Plan, PlanEntry, Progress, Rendered, printable
 
 REFRESH_INTERVAL = 1.0
 """Seconds between stat checks for changed files made while ranking."""
@@ -351,7 +351,7 @@ class RankingScreen(Screen[None]):
         entry = next((e for e in plan.entries if e.path == path), None) if plan else None
         if path is None or entry is None or self.workspace is None or self.answer is None:
             self._preview_key = ()
-            preview.border_title = path or "Preview"
+            preview.border_title = printable(path) if path else "Preview"
             preview.show_note(
                 "Left out of the pack. Press f, s or o to include it."
                 if path
@@ -363,7 +363,8 @@ class RankingScreen(Screen[None]):
         if key == self._preview_key:
             return
         self._preview_key = key
-        preview.border_title = f"{entry.path} · {entry.level.value} · {entry.tokens:,} tokens"
+        title = f"{printable(entry.path)} · {entry.level.value} · {entry.tokens:,} tokens"
+        preview.border_title = title
         self.run_preview(self.workspace, key, entry, words, preview.match_style)
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)

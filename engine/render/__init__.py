@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from engine.levels import line_comment, render_level
-from engine.model import Format, Index, Plan, PlanEntry, Rendered
+from engine.model import Format, Index, Plan, PlanEntry, Rendered, printable
 from engine.render.to_json import to_json
 from engine.render.to_markdown import to_markdown
 from engine.render.to_xml import to_xml
@@ -96,7 +96,7 @@ def _file_view(
             file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
         )
     return FileView(
-        path=entry.path,
+        path=printable(entry.path),
         language=file.language,
         level=entry.level,
         pinned=entry.pinned,

@@ -535,3 +535,22 @@ def test_workspace_serves_a_changed_file_fresh_after_a_refresh(tmp_path: Path) -
     assert workspace.refresh(force=True)
     again = workspace.plan(workspace.rank("alpha", Session()), 8000, Session()).entries[0]
     assert "return 22" in workspace.render_file(again)
+
+
+def test_a_file_name_that_is_not_utf8_is_indexed_ranked_and_packed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "ok.py").write_text("def ok():\n    pass\n")
+    with open(bytes(repo) + b"/caf\xe9.py", "wb") as fh:
+        fh.write(b"def cafe_au_lait():\n    return 1\n")
+    assert main(["index", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["rank", "cafe au lait", str(repo), "--json"]) == 0
+    ranked = json.loads(capsys.readouterr().out)
+    assert ranked[0]["path"] == "caf\ufffd.py"
+    assert main(["pack", "cafe au lait", str(repo), "--format", "json"]) == 0
+    packed = json.loads(capsys.readouterr().out)
+    assert packed["files"][0]["path"] == "caf\ufffd.py"
+    assert "cafe_au_lait" in packed["files"][0]["content"]
