@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive, var
@@ -48,6 +48,8 @@ REFRESH_INTERVAL = 1.0
 """Seconds between stat checks for changed files made while ranking."""
 PACK_PAUSE = 0.1
 """Seconds without a new ranking before the exact pack is rendered."""
+WIDE_FOOTER = 110
+"""Below this many columns the footer drops the spaces between its keys."""
 NO_MATCH_PAUSE = 1.5
 """Seconds a question must match nothing before a notification says so."""
 
@@ -115,6 +117,10 @@ class RankingScreen(Screen[None]):
         self.set_reactive(RankingScreen.overrides, dict(state.overrides))
 
     # ------------------------------------------------------------------ layout
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Tighten the footer's spacing on narrow terminals, so all its keys still show."""
+        self.query_one(Footer).compact = event.size.width < WIDE_FOOTER
 
     def compose(self) -> ComposeResult:
         yield QueryBar(self.query_text, id="query-bar")
