@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import repeat
@@ -317,6 +318,7 @@ def _analyse_all(
         forking = threading.active_count() == 1
         WorkerState.inherited = _ready_tokenizer(encoding, tokenizer) if forking else None
         context = multiprocessing.get_context("fork" if forking else "forkserver")
+        taken = 0
         try:
             with ProcessPoolExecutor(
                 workers, mp_context=context, initializer=start_worker, initargs=(encoding,)
@@ -325,6 +327,13 @@ def _analyse_all(
                 # 10,000 files never wait in memory together (as_completed would keep them)
                 for results in pool.map(analyse_in_worker, repeat(root), batches):
                     collect(results)
+                    taken += 1
+        except (BrokenProcessPool, OSError):
+            # workers could not start or died (a forkserver that cannot re-import the
+            # caller's main module, a process limit): finish here, slower but complete
+            analyser = Analyser.create(_ready_tokenizer(encoding, tokenizer))
+            for batch in batches[taken:]:
+                collect([analyse_file(root, source, analyser) for source in batch])
         finally:
             WorkerState.inherited = None
     else:

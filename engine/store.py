@@ -160,7 +160,7 @@ def save(path: Path, cached: CachedIndex) -> None:
         "version": VERSION,
         "root": cached.root,
         "encoding": cached.encoding,
-        "files": None,  # spliced in below, one file at a time
+        "files": None,  # written below, one file at a time
         "vocab": cached.vocab,
         "skipped": [[s.path, s.reason.value, s.detail] for s in cached.skipped],
         "sniffed": [
@@ -170,27 +170,43 @@ def save(path: Path, cached: CachedIndex) -> None:
         "git_head": cached.git_head,
         "git": {p: [g.last_change, g.changes] for p, g in cached.git.items()},
     }
-    # Encoding the records one by one keeps 10,000 files' dictionaries from all existing at
-    # once (a peak of a hundred megabytes); only their text is held.
-    files = "[" + ",".join(compact(_file_to_dict(f)) for f in cached.files) + "]"
-    text = compact(meta).replace('"files":null', '"files":' + files, 1)
-    # surrogateescape: a file name that is not UTF-8 round-trips to the same bytes
-    blob = np.frombuffer(text.encode("utf-8", "surrogateescape"), dtype=np.uint8)
+    before, _, after = compact(meta).partition('"files":null')
+    # The metadata goes out as UTF-8 pieces, one per file record, streamed into its .npy
+    # entry: neither the whole JSON text nor a joined copy of it is ever held (10,000 files
+    # made a peak of ~90 MB that way). surrogateescape: a file name that is not UTF-8
+    # round-trips to the same bytes.
+    pieces = [(before + '"files":[').encode("utf-8", "surrogateescape")]
+    for number, parsed in enumerate(cached.files):
+        record = compact(_file_to_dict(parsed))
+        pieces.append((("," if number else "") + record).encode("utf-8", "surrogateescape"))
+    pieces.append(("]" + after).encode("utf-8", "surrogateescape"))
+    arrays = {
+        "docs": cached.rows.docs,
+        "terms": cached.rows.terms,
+        "fields": cached.rows.fields,
+        "counts": cached.rows.counts,
+        "line_tokens": cached.line_tokens,
+        "line_tokens_ptr": cached.line_tokens_ptr,
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=path.parent)
         try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(
-                    fh,
-                    meta=blob,
-                    docs=cached.rows.docs,
-                    terms=cached.rows.terms,
-                    fields=cached.rows.fields,
-                    counts=cached.rows.counts,
-                    line_tokens=cached.line_tokens,
-                    line_tokens_ptr=cached.line_tokens_ptr,
-                )
+            with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", allowZip64=True) as archive:
+                with archive.open("meta.npy", "w", force_zip64=True) as out:
+                    header = {
+                        "descr": "|u1",
+                        "fortran_order": False,
+                        "shape": (sum(map(len, pieces)),),
+                    }
+                    np.lib.format.write_array_header_1_0(out, header)
+                    for piece in pieces:
+                        out.write(piece)
+                for name, array in arrays.items():
+                    with archive.open(f"{name}.npy", "w", force_zip64=True) as out:
+                        np.lib.format.write_array(
+                            out, np.ascontiguousarray(array), allow_pickle=False
+                        )
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -225,3 +225,31 @@ def test_plan_of_an_indexed_repository_has_a_level_for_the_top_file(small_repo: 
     packed = plan(ranking, index, 8000, Session())
     assert packed.entries[0].path == "pkg/core.py"
     assert packed.entries[0].level in (Level.FULL, Level.FOCUSED)
+
+
+def test_a_broken_worker_pool_falls_back_to_indexing_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    import engine.indexer
+
+    class BrokenPool:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def __enter__(self) -> BrokenPool:
+            return self
+
+        def __exit__(self, *args: object) -> None:
+            return None
+
+        def map(self, *args: object) -> list[object]:
+            raise BrokenProcessPool("workers died")
+
+    files = {f"pkg/mod{i}.py": f"def function_{i}():\n    return {i}\n" for i in range(60)}
+    repo = make_repo(tmp_path / "repo", files)
+    monkeypatch.setattr(engine.indexer, "ProcessPoolExecutor", BrokenPool)
+    index, report = engine.indexer.build_index(repo, workers=2)
+    assert len(index.files) == 60
+    assert len(report.parsed) == 60
