@@ -99,17 +99,17 @@ def build_postings(
 
     keys = rows.terms.astype(np.int64) * max(n_docs, 1) + rows.docs.astype(np.int64)
     unique_keys, slot = np.unique(keys, return_inverse=True)
-    width = len(FIELDS)
-    tf = (
-        np.bincount(
-            slot.astype(np.int64) * width + rows.fields.astype(np.int64),
-            weights=rows.counts,
-            minlength=len(unique_keys) * width,
-        )
-        .clip(0, np.iinfo(np.uint16).max)  # counts past 65,535 saturate BM25 long before
-        .astype(np.uint16)
-        .reshape(-1, width)
-    )
+    # one field at a time: a single bincount over every (posting, field) pair would hold
+    # eight bytes per pair at once, the largest transient of an index build
+    tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.uint16)
+    ceiling = np.iinfo(np.uint16).max  # counts past 65,535 saturate BM25 long before
+    for column in range(len(FIELDS)):
+        in_field = rows.fields == column
+        if in_field.any():
+            counts = np.bincount(
+                slot[in_field], weights=rows.counts[in_field], minlength=len(unique_keys)
+            )
+            tf[:, column] = np.minimum(counts, ceiling)
     posting_terms = unique_keys // max(n_docs, 1)
     docs = (unique_keys % max(n_docs, 1)).astype(np.int32)
     per_term = np.bincount(posting_terms, minlength=n_terms)
