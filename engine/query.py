@@ -137,9 +137,10 @@ def analyse_query(
 
 
 def _idf_of(index: Index, term_id: int) -> float:
+    from engine.index import idf  # deliberate: numpy-backed, the scorer's own formula
+
     df = int(index.postings.ptr[term_id + 1] - index.postings.ptr[term_id])
-    n = len(index.files)
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    return float(idf(float(df), len(index.files)))
 
 
 def _expand_last_word(
