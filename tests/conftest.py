@@ -32,7 +32,9 @@ def make_repo(root: Path, files: Mapping[str, str | bytes], *, git: bool = False
 
 
 @pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """Point every platformdirs folder (cache, config, state) at a fresh temporary folder."""
     home = tmp_path_factory.mktemp("home")
     for var in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):

@@ -75,3 +75,14 @@ def test_indexing_and_packing_never_load_a_ui_package(tmp_path: Path) -> None:
 
 def test_the_command_line_module_loads_no_textual() -> None:
     assert "textual" not in modules_after("import ctxtui.cli")
+
+
+def test_the_import_contracts_in_pyproject_are_kept() -> None:
+    """The engine imports no front-end; shared modules import no front-end (import-linter)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command; "
+         "lint_imports_command()"],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout

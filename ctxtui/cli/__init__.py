@@ -9,18 +9,16 @@ when the app starts.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ctxtui.errors import UsageFailure
 from engine import EngineError, Format
 
 SUBCOMMANDS = ("index", "rank", "pack", "eval", "bench")
 ENCODINGS = ("o200k_base", "cl100k_base")
-
-
-class UsageFailure(Exception):
-    """Bad usage found after parsing (exit code 2)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -120,23 +118,26 @@ def main_entry() -> None:
     sys.exit(main())
 
 
-def _dispatch(args: argparse.Namespace) -> int:
-    from ctxtui import commands_cli  # deliberate: keeps `ctxtui --help` fast
+HANDLERS = {
+    "index": "ctxtui.cli.index:run_index",
+    "rank": "ctxtui.cli.rank:run_rank",
+    "pack": "ctxtui.cli.pack:run_pack",
+    "eval": "ctxtui.cli.evaluate:run_eval",
+    "bench": "ctxtui.cli.bench:run_bench",
+}
+"""Each subcommand's module and function, imported only when it runs (keeps `--help` fast)."""
 
-    handlers = {
-        "index": commands_cli.run_index,
-        "rank": commands_cli.run_rank,
-        "pack": commands_cli.run_pack,
-        "eval": commands_cli.run_eval,
-        "bench": commands_cli.run_bench,
-    }
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command is None:
         raise UsageFailure("ctxtui: give a command, or a folder to open the app")
     if getattr(args, "budget", 1) <= 0:
         raise UsageFailure("ctxtui: the budget must be a positive number of tokens")
     if getattr(args, "limit", 1) <= 0:
         raise UsageFailure("ctxtui: --limit must be positive")
-    return handlers[args.command](args)
+    module_name, _, function = HANDLERS[args.command].partition(":")
+    handler = getattr(importlib.import_module(module_name), function)
+    return int(handler(args))
 
 
 def _run_app(args_list: list[str]) -> int:

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctxtui.cli import UsageFailure
+from ctxtui.errors import UsageFailure
 from ctxtui.workspace import Workspace
 from engine import EngineError, Format, Level, Session
 from engine.plan import greedy_plan

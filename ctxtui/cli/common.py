@@ -1,0 +1,87 @@
+"""What the subcommands share: the question, progress on stderr, opening a workspace, paths.
+
+Errors raise EngineError (one line and exit 1 in `ctxtui.cli.main`) or UsageFailure (exit 2).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ctxtui.errors import UsageFailure
+from ctxtui.workspace import Workspace
+from engine import Progress, ScanOptions
+
+
+def read_question(question: str) -> str:
+    """The question itself, or stdin's text for `-`."""
+    text = sys.stdin.read() if question == "-" else question
+    if not text.strip():
+        raise UsageFailure("ctxtui: the question is empty")
+    return text
+
+
+@contextmanager
+def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
+    """A rich progress bar on stderr for long stages, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console  # deliberate: rich loads only for a terminal
+    from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn
+    from rich.progress import Progress as Bar
+
+    with Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(progress: Progress) -> None:
+            task = tasks.get(progress.stage)
+            if task is None:
+                task = tasks[progress.stage] = bar.add_task(progress.stage, total=progress.total)
+            bar.update(task, completed=progress.done, total=progress.total or None)
+
+        yield update
+
+
+def open_workspace(
+    path: str,
+    *,
+    encoding: str = "o200k_base",
+    use_cache: bool = True,
+    exclude: tuple[str, ...] = (),
+) -> Workspace:
+    """Open a folder, reporting a discarded cache in one line on stderr."""
+    with progress_on_stderr() as on_progress:
+        workspace = Workspace.open(
+            Path(path),
+            encoding=encoding,
+            use_cache=use_cache,
+            options=ScanOptions(exclude=exclude),
+            on_progress=on_progress,
+        )
+    if workspace.report.cache_notice:
+        print(f"ctxtui: {workspace.report.cache_notice}", file=sys.stderr)
+    return workspace
+
+
+def repository_path(workspace: Workspace, name: str) -> str:
+    """A --focus FILE as a repository path; it must exist in the index."""
+    if name in workspace.index.path_ids:
+        return name  # a repository path, whatever the current folder holds
+    candidate = Path(name)
+    if candidate.is_absolute() or candidate.exists():
+        try:
+            name = candidate.resolve().relative_to(workspace.root).as_posix()
+        except ValueError:
+            raise UsageFailure(f"ctxtui: --focus {name} is outside {workspace.root}") from None
+    if name not in workspace.index.path_ids:
+        raise UsageFailure(f"ctxtui: --focus {name}: no such file in the index")
+    return name

@@ -1,0 +1,65 @@
+"""`ctxtui index [PATH]`: build or refresh the cache, then print what the index holds."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from ctxtui.cli.common import open_workspace
+from ctxtui.workspace import Workspace
+
+
+def run_index(args: argparse.Namespace) -> int:
+    """`ctxtui index`: build or refresh, then print what is in the index."""
+    workspace = open_workspace(args.path, encoding=args.encoding, use_cache=not args.no_cache)
+    print(format_index_report(workspace, args.verbose), end="")
+    return 0
+
+
+def format_index_report(workspace: Workspace, verbose: bool) -> str:
+    """The human summary of an index: counts by language and reason, totals, stage times."""
+    index, report = workspace.index, workspace.report
+    lines = [f"{index.root}", ""]
+    languages = Counter(f.language for f in index.files)
+    lines.append(
+        f"files        {len(index.files):>8,}   "
+        + ", ".join(
+            f"{lang} {n:,}" for lang, n in sorted(languages.items(), key=lambda x: (-x[1], x[0]))
+        )
+    )
+    reasons = Counter(s.reason.value for s in report.skipped)
+    lines.append(
+        f"skipped      {len(report.skipped):>8,}   "
+        + ", ".join(f"{r} {n:,}" for r, n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
+    )
+    declarations = sum(len(f.declarations) for f in index.files)
+    edges = len(index.edges)
+    tokens = sum(f.tokens for f in index.files)
+    lines.append(f"declarations {declarations:>8,}")
+    lines.append(f"import edges {edges:>8,}   (resolved to repository files)")
+    lines.append(f"tokens       {tokens:>8,}   ({index.encoding})")
+    lines.append(
+        f"this run     parsed {len(report.parsed):,}, reused {report.reused:,}, "
+        f"removed {len(report.removed):,}"
+    )
+    if report.replaced:
+        lines.append(f"not UTF-8    {len(report.replaced):>8,}   (decoded with replacement)")
+    if report.partial:
+        lines.append(f"partial      {len(report.partial):>8,}   (syntax errors; parse recovered)")
+    total = sum(t.seconds for t in report.times)
+    lines.append(
+        "time         "
+        + ", ".join(f"{t.stage} {t.seconds:.3f}s" for t in report.times)
+        + f"  = {total:.3f}s"
+    )
+    if report.cache_path:
+        lines.append(f"cache        {report.cache_path}")
+    if verbose:
+        lines += ["", "skipped files:"]
+        lines += [
+            f"  {s.path}  ({s.reason.value}{', ' + s.detail if s.detail else ''})"
+            for s in report.skipped
+        ]
+        lines += [f"  {p}  (decoded with replacement)" for p in report.replaced]
+        lines += [f"  {p}  (partial parse)" for p in report.partial]
+    return "\n".join(lines) + "\n"
