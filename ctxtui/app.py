@@ -18,9 +18,9 @@ from textual.screen import Screen
 from ctxtui.clipboard import ClipboardBackend, PyperclipBackend
 from ctxtui.commands import CtxtuiCommands, key_rows
 from ctxtui.screens.help import HelpScreen
-from ctxtui.screens.jobs import WorkspaceAPI, WorkspaceFactory
 from ctxtui.screens.main import MainScreen, Services
 from ctxtui.state import StateStore
+from ctxtui.workspace import Workspace, WorkspaceAPI, WorkspaceFactory
 
 
 class CtxtuiApp(App[None]):
@@ -86,8 +86,6 @@ def start_resource_tracker() -> None:
 
 
 def _open_workspace(root: Path, **options: object) -> WorkspaceAPI:
-    from ctxtui.workspace import Workspace  # deliberate: keeps the engine out of the first paint
-
     return Workspace.open(root, **options)  # type: ignore[arg-type, return-value]
 
 

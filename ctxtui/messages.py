@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from textual.content import Content
 
     from ctxtui.clipboard import CopyResult
-    from ctxtui.screens.jobs import WorkspaceAPI
+    from ctxtui.workspace import WorkspaceAPI
 
 
 class IndexProgressed(Message):

@@ -1,7 +1,7 @@
 """One repository opened for questions: its index, its tokenizer and its cache folder.
 
-Shared by the command line and the app, so both rank, plan and render through the same
-calls. The tokenizer loads in a background thread while the index is built (its tables take
+Shared by the command line, the app and the MCP server, so all rank, plan and render through
+the same calls. The tokenizer loads in a background thread while the index is built (its tables take
 0.5-1 s to read), and the index is refreshed from disk on demand with a cheap stat check.
 """
 

@@ -1,0 +1,45 @@
+"""The warm workspace the front-ends share: open, refresh (stat check), rank, plan and pack.
+
+Front-end-neutral: the command line, the app and the MCP server all import it, and it imports
+none of them (an import-linter contract in pyproject.toml checks that).
+`core` holds the opened repository, `gate` the lock that lets a refresh replace the index
+under readers, `choices` the frozen user choices, `jobs` the work each front-end runs.
+"""
+
+from __future__ import annotations
+
+from ctxtui.workspace.choices import Choices, WorkspaceAPI, WorkspaceFactory
+from ctxtui.workspace.core import (
+    DEFAULT_ENCODING,
+    REFRESH_INTERVAL,
+    LazyTokenizer,
+    TextCache,
+    Workspace,
+    cache_dir_for,
+)
+from ctxtui.workspace.gate import ReadWriteGate
+from ctxtui.workspace.jobs import (
+    describe_error,
+    open_workspace,
+    pack_job,
+    rank_and_plan,
+    refresh_job,
+)
+
+__all__ = [
+    "DEFAULT_ENCODING",
+    "REFRESH_INTERVAL",
+    "Choices",
+    "LazyTokenizer",
+    "ReadWriteGate",
+    "TextCache",
+    "Workspace",
+    "WorkspaceAPI",
+    "WorkspaceFactory",
+    "cache_dir_for",
+    "describe_error",
+    "open_workspace",
+    "pack_job",
+    "rank_and_plan",
+    "refresh_job",
+]

@@ -1,0 +1,69 @@
+"""What a front-end hands a worker: the user's choices frozen, and the workspace it asks.
+
+`Choices` is the person's pack as data (pins, levels, budget, format), the same whether it
+comes from the app's keys or its saved state; `WorkspaceAPI` is what the front-ends need of
+`Workspace`, so a test can hand them a stand-in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from engine.model import Format, Index, Level, Plan, PlanEntry, Ranking, Rendered, Session
+
+
+class WorkspaceAPI(Protocol):
+    """What the front-ends need from `ctxtui.workspace.Workspace` (a fake satisfies it)."""
+
+    root: Path
+    encoding: str
+    index: Index
+
+    def rank(self, query: str, session: Session, *, complete: bool = True) -> Ranking: ...
+
+    def plan(self, ranking: Ranking, budget: int, session: Session) -> Plan: ...
+
+    def pack(
+        self,
+        ranking: Ranking,
+        budget: int,
+        session: Session,
+        fmt: Format,
+        *,
+        line_numbers: bool = False,
+    ) -> tuple[Plan, Rendered]: ...
+
+    def render_file(self, entry: PlanEntry, *, line_numbers: bool = False) -> str: ...
+
+    def refresh(self, *, force: bool = False) -> bool: ...
+
+    def with_encoding(self, encoding: str) -> WorkspaceAPI: ...
+
+
+WorkspaceFactory = Callable[..., WorkspaceAPI]
+"""`Workspace.open(root, *, encoding=..., on_progress=...)` or a stand-in."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """The user's choices, frozen for a worker."""
+
+    pinned: frozenset[str]
+    """Pinned paths, including ones that may have left the repository."""
+    overrides: Mapping[str, Level]
+    """Per-file levels chosen by the user (a private copy)."""
+    budget: int
+    """Token budget."""
+    fmt: Format
+    """Format of the pack."""
+
+    def session(self, index: Index) -> Session:
+        """Return the engine's Session, ignoring pins and overrides of vanished files."""
+        known = index.path_ids or {f.path: i for i, f in enumerate(index.files)}
+        return Session(
+            pinned=frozenset(path for path in self.pinned if path in known),
+            overrides={path: lvl for path, lvl in self.overrides.items() if path in known},
+        )

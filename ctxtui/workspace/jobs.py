@@ -1,0 +1,66 @@
+"""The work every front-end runs on a warm workspace, as plain functions over frozen inputs.
+
+Each takes the workspace, a gate and immutable requests and returns plain values, so the app
+can run it in a thread worker and the MCP server in its own thread, and tests can call it
+directly. Reads share the gate; a refresh (which replaces the index) holds it alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ctxtui.workspace.choices import Choices, WorkspaceAPI, WorkspaceFactory
+from ctxtui.workspace.gate import ReadWriteGate
+from engine.errors import EngineError
+from engine.model import Plan, Progress, Ranking, Rendered
+
+
+def open_workspace(
+    factory: WorkspaceFactory,
+    root: Path,
+    encoding: str,
+    on_progress: Callable[[Progress], None],
+) -> WorkspaceAPI:
+    """Open (index or load from cache) the workspace of root."""
+    return factory(root, encoding=encoding, on_progress=on_progress)
+
+
+def rank_and_plan(
+    workspace: WorkspaceAPI,
+    gate: ReadWriteGate,
+    query: str,
+    choices: Choices,
+    *,
+    complete: bool = True,
+) -> tuple[Ranking, Plan]:
+    """Rank a question and plan its pack on estimated counts (fast: every keystroke)."""
+    with gate.reading():
+        session = choices.session(workspace.index)
+        ranking = workspace.rank(query, session, complete=complete)
+        return ranking, workspace.plan(ranking, choices.budget, session)
+
+
+def pack_job(
+    workspace: WorkspaceAPI, gate: ReadWriteGate, ranking: Ranking, choices: Choices
+) -> tuple[Plan, Rendered]:
+    """Render the pack exactly, fitted to the budget and measured with the real tokenizer."""
+    with gate.reading():
+        session = choices.session(workspace.index)
+        return workspace.pack(ranking, choices.budget, session, choices.fmt)
+
+
+def refresh_job(workspace: WorkspaceAPI, gate: ReadWriteGate) -> bool:
+    """Look for files changed on disk (a stat check) and re-index them; True when any were."""
+    with gate.writing():
+        return workspace.refresh(force=True)
+
+
+def describe_error(error: BaseException | None) -> str:
+    """One line for the user about a worker's error."""
+    if isinstance(error, EngineError):
+        return str(error)
+    if isinstance(error, OSError):
+        where = f": {error.filename}" if error.filename else ""
+        return f"{error.strerror or error}{where}"
+    return f"{type(error).__name__}: {error}"
