@@ -225,6 +225,7 @@ def load(path: Path, root: str, encoding: str) -> CachedIndex:
     import numpy as np  # deliberate: see save()
 
     try:
+        _check_array_headers(path)
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(bytes(data["meta"]).decode("utf-8", "surrogateescape"))
             if not isinstance(meta, dict) or meta.get("format") != FORMAT:
@@ -279,6 +280,45 @@ def load(path: Path, root: str, encoding: str) -> CachedIndex:
         zipfile.BadZipFile,
     ) as exc:
         raise StaleCache(f"unreadable ({type(exc).__name__})") from exc
+
+
+ARRAY_NAMES = ("meta", "docs", "terms", "fields", "counts", "line_tokens", "line_tokens_ptr")
+"""The members of a cache file, each one flat array of plain numbers."""
+
+
+def _check_array_headers(path: Path) -> None:
+    """Reject a file whose arrays claim more bytes than it holds, before numpy allocates.
+
+    numpy sizes an array from its .npy header alone, so a crafted header ("a trillion
+    rows") would make every load fail with MemoryError until the file is deleted. Each
+    member must be stored uncompressed, fit in the file, and be exactly as long as its
+    header's shape says.
+    """
+    import numpy as np  # deliberate: see save()
+
+    file_size = path.stat().st_size
+    with zipfile.ZipFile(path) as archive:
+        members = {info.filename: info for info in archive.infolist()}
+        if sorted(members) != sorted(f"{name}.npy" for name in ARRAY_NAMES):
+            raise StaleCache("not a ctxtui index")
+        for info in members.values():
+            if info.compress_type != zipfile.ZIP_STORED or info.compress_size > file_size:
+                raise StaleCache("arrays of the wrong shape")
+            if info.file_size != info.compress_size:
+                raise StaleCache("arrays of the wrong shape")
+            with archive.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                if version == (1, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
+                elif version == (2, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
+                else:
+                    raise StaleCache("arrays of the wrong shape")
+                header_bytes = member.tell()
+            if dtype.hasobject or dtype.kind not in "iu" or fortran or len(shape) != 1:
+                raise StaleCache("arrays of the wrong shape")
+            if header_bytes + shape[0] * dtype.itemsize != info.file_size:
+                raise StaleCache("arrays of the wrong shape")
 
 
 def _check_shapes(

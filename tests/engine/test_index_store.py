@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -473,3 +474,34 @@ def test_a_file_left_out_for_its_content_does_not_count_as_a_change(tmp_path: Pa
     assert not has_changed(index)
     (repo / "b.py").write_text("y = 2\n")
     assert has_changed(index)
+
+
+def _crafted_array_header(cache: Path) -> bytes:
+    """A well-formed npz whose docs array claims a trillion rows in its .npy header, with
+    the real rows after it: loading it as written asks for terabytes (a MemoryError on
+    every run until the file is deleted)."""
+    with np.load(cache, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w") as member:
+                if name == "docs":
+                    header = {"descr": "<i4", "fortran_order": False, "shape": (10**12,)}
+                    np.lib.format.write_array_header_1_0(member, header)
+                    member.write(array.astype("<i4").tobytes())
+                else:
+                    np.lib.format.write_array(member, array, allow_pickle=False)
+    return out.getvalue()
+
+
+def test_cache_with_a_crafted_array_header_is_discarded_not_allocated(
+    repo: Path, cache_dir: Path
+) -> None:
+    index_repo(repo, cache_dir=cache_dir)
+    cache = cache_path(cache_dir)
+    cache.write_bytes(_crafted_array_header(cache))
+    index, report = index_repo(repo, cache_dir=cache_dir)
+    assert report.cache_notice.startswith("index cache discarded")
+    assert report.parsed == tuple(sorted(FILES))
+    assert content(index) == content(fresh(repo))
