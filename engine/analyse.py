@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
+import sys
+import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -94,14 +98,63 @@ class WorkerState:
     analyser: Analyser | None = None
 
 
-def start_worker(encoding: str) -> None:
-    """Pool initializer: build this worker process's analyser."""
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal the kernel sends this process when its parent dies."""
+PARENT_CHECK_SECONDS = 1.0
+"""Where prctl is missing, how often a worker looks whether its parent is still there."""
+
+
+def start_worker(encoding: str, parent: int | None = None) -> None:
+    """Pool initializer: tie this worker's life to its parent's, then build its analyser.
+
+    Args:
+        encoding: the index's tokenizer encoding.
+        parent: the process id the worker was forked from, when known (not through a
+            forkserver), to catch a parent that died before the worker was ready.
+    """
+    exit_with_parent(parent)
     tokenizer = WorkerState.inherited
     if tokenizer is None or tokenizer.name != encoding:
         from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
 
         tokenizer = load_tokenizer(encoding)
     WorkerState.analyser = Analyser.create(tokenizer)
+
+
+def exit_with_parent(parent: int | None) -> None:
+    """Make this pool worker end when its parent ends, even by SIGKILL.
+
+    A killed `ctxtui index` must not leave its workers (~110 MB each) behind, and a pool
+    gets no chance to stop them when its process is killed. On Linux the kernel sends
+    SIGKILL to the worker when its parent dies (PR_SET_PDEATHSIG); elsewhere a thread
+    looks every second. Ctrl-C and SIGTERM are the parent's to handle: it stops the pool.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not a handler inherited through fork
+    if not _parent_death_signal(signal.SIGKILL):
+        watched = os.getppid()
+        threading.Thread(target=_watch_parent, args=(watched,), daemon=True).start()
+    if parent is not None and os.getppid() != parent:
+        os._exit(0)  # the parent died before the signal was armed
+
+
+def _parent_death_signal(signum: int) -> bool:
+    """Ask the kernel for `signum` when the parent dies; False where that cannot be done."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes  # deliberate: only pool workers on Linux need it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
 
 
 def analyse_in_worker(root: str, sources: list[SourceFile]) -> list[Parsed | SkippedFile]:

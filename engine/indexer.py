@@ -9,6 +9,7 @@ arrays from the cached term rows, which is a few vectorised passes.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -318,16 +319,22 @@ def _analyse_all(
         forking = threading.active_count() == 1
         WorkerState.inherited = _ready_tokenizer(encoding, tokenizer) if forking else None
         context = multiprocessing.get_context("fork" if forking else "forkserver")
+        parent = os.getpid() if forking else None  # through a forkserver it is not us
         taken = 0
         try:
-            with ProcessPoolExecutor(
-                workers, mp_context=context, initializer=start_worker, initargs=(encoding,)
-            ) as pool:
+            pool = ProcessPoolExecutor(
+                workers, mp_context=context, initializer=start_worker, initargs=(encoding, parent)
+            )
+            try:
                 # map() lets go of each batch's result once it is taken, so the words of
                 # 10,000 files never wait in memory together (as_completed would keep them)
                 for results in pool.map(analyse_in_worker, repeat(root), batches):
                     collect(results)
                     taken += 1
+            except BaseException:
+                _stop_pool(pool)
+                raise
+            pool.shutdown()
         except (BrokenProcessPool, OSError):
             # workers could not start or died (a forkserver that cannot re-import the
             # caller's main module, a process limit): finish here, slower but complete
@@ -341,6 +348,21 @@ def _analyse_all(
         for batch in batches:
             collect([analyse_file(root, source, analyser) for source in batch])
     return analyses, skips
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool at once (SIGTERM, Ctrl-C, an error, a broken worker): drop the waiting
+    batches and kill the workers, rather than wait for the batches they are analysing."""
+    stop = getattr(pool, "kill_workers", None)
+    if callable(stop):  # Python 3.14 and later
+        stop()
+        return
+    # before 3.14 there is no public way to stop running workers; the pool's process table
+    # has been `_processes` since 3.2 (taken before shutdown, which forgets it)
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.kill()
 
 
 def _ready_tokenizer(encoding: str, tokenizer: TokenizerSource) -> Tokenizer:

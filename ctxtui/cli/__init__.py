@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from ctxtui.errors import UsageFailure
 from engine import EngineError, Format
@@ -87,7 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args_list or args_list[0] not in (*SUBCOMMANDS, "-h", "--help"):
             return _run_app(args_list)
         args = build_parser().parse_args(args_list)
-        return _dispatch(args)
+        with _terminate_as_exit():
+            return _dispatch(args)
     except UsageFailure as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -101,6 +106,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0  # `ctxtui rank ... | head`: the reader left, nothing is wrong
+
+
+@contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit(143) while a subcommand runs, so it unwinds like Ctrl-C:
+    an index's worker pool is stopped and a half-written cache file removed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum: int, frame: FrameType | None) -> None:
+        print("ctxtui: terminated", file=sys.stderr)
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _tolerant_streams() -> None:

@@ -247,6 +247,9 @@ def test_a_broken_worker_pool_falls_back_to_indexing_in_process(
         def map(self, *args: object) -> list[object]:
             raise BrokenProcessPool("workers died")
 
+        def shutdown(self, *args: object, **kwargs: object) -> None:
+            return None
+
     files = {f"pkg/mod{i}.py": f"def function_{i}():\n    return {i}\n" for i in range(60)}
     repo = make_repo(tmp_path / "repo", files)
     monkeypatch.setattr(engine.indexer, "ProcessPoolExecutor", BrokenPool)

@@ -1,0 +1,116 @@
+"""A killed index never leaves its worker processes behind.
+
+Each test runs a real first index in a child process whose workers are slowed down (their
+batch function sleeps), kills that child as a user or a supervisor would (SIGKILL, SIGTERM),
+and checks through /proc that every worker it started is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+
+from engine.indexer import POOL_MIN_FILES
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/stat").exists(), reason="reads process states from /proc"
+)
+
+CHILD = """
+import os, sys, time
+from pathlib import Path
+import engine.indexer as indexer
+
+def slow_batch(root, batch):
+    Path(sys.argv[2], f"worker-{os.getpid()}").touch()
+    time.sleep(120)
+    return []
+
+indexer.analyse_in_worker = slow_batch
+if sys.argv[3] == "engine":
+    indexer.build_index(sys.argv[1], workers=2)
+else:
+    from ctxtui.cli import main
+    sys.exit(main(["index", sys.argv[1], "--no-cache"]))
+"""
+"""Index argv[1] with 2 workers whose batches sleep; each worker leaves a file named by its
+pid in argv[2] once it holds a batch. argv[3] says how: the engine call or the CLI."""
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie waiting to be reaped."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+Started = tuple[subprocess.Popen[bytes], list[int]]
+"""The indexing child process and the pids of its two workers."""
+
+
+@pytest.fixture
+def slow_index(tmp_path: Path) -> Iterator[Callable[[str], Started]]:
+    """Start the child, wait until both workers hold a batch; kill leftovers at the end."""
+    files = {f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(POOL_MIN_FILES)}
+    repo = make_repo(tmp_path / "repo", files)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    processes: list[subprocess.Popen[bytes]] = []
+    workers: list[int] = []
+
+    def start(how: str) -> Started:
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(repo), str(marks), how],
+            stderr=subprocess.PIPE,
+        )
+        processes.append(child)
+        assert wait_for(lambda: len(list(marks.iterdir())) == 2, 60), "workers never started"
+        workers.extend(int(p.name.removeprefix("worker-")) for p in marks.iterdir())
+        return child, workers
+
+    yield start
+    for child in processes:
+        child.kill()
+        child.wait()
+    for pid in workers:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_workers_end_when_the_indexing_process_is_killed(
+    slow_index: Callable[[str], Started],
+) -> None:
+    child, workers = slow_index("engine")
+    child.kill()
+    child.wait()
+    assert wait_for(lambda: not any(alive(pid) for pid in workers), 10), "orphaned workers"
+
+
+def test_sigterm_stops_ctxtui_index_and_its_workers(
+    slow_index: Callable[[str], Started],
+) -> None:
+    child, workers = slow_index("cli")
+    child.send_signal(signal.SIGTERM)
+    assert child.wait(timeout=20) == 128 + signal.SIGTERM
+    assert child.stderr is not None
+    assert child.stderr.read().decode().strip().splitlines()[-1] == "ctxtui: terminated"
+    assert wait_for(lambda: not any(alive(pid) for pid in workers), 10), "orphaned workers"
