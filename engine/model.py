@@ -109,6 +109,9 @@ class ScanOptions:
     """Files larger than this many bytes are skipped as too large."""
     exclude: tuple[str, ...] = ()
     """Extra gitignore-style patterns to leave out (the CLI's --exclude)."""
+    include: tuple[str, ...] = ()
+    """Gitignore-style patterns a file (or one of its folders) must match to be listed;
+    empty lists every file (a setting: `include = ["src/", "*.md"]`)."""
     use_git: bool = True
     """Ask git for the file list when the root is inside a work tree."""
 
@@ -381,6 +384,10 @@ class Plan:
     """True when the user's fixed choices alone exceed the budget."""
     notes: tuple[str, ...] = ()
     """Short remarks for the user ("pinned files exceed the budget by 1,200 tokens")."""
+    changes_tokens: int = 0
+    """Tokens of the pack's "Changes" diff (`--changed`); 0 without one."""
+    instructions_tokens: int = 0
+    """Tokens of the instructions at the top of the pack (a setting); 0 without them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from engine.analyse import read_text as read_file_text
+from engine.diff_section import SECTION_OVERHEAD, ChangesSection
 from engine.levels import level_tokens
 from engine.model import Format, Index, Level, Plan, PlanLimits, Ranking, Rendered, Session
 from engine.plan import plan
@@ -44,13 +45,20 @@ def pack(
     read_text: Callable[[str], str] | None = None,
     line_numbers: bool = False,
     limits: PlanLimits = PlanLimits(),
+    instructions: str = "",
+    changes: ChangesSection | None = None,
 ) -> tuple[Plan, Rendered]:
     """Return the plan and its rendering, fitted so that the rendered text fits `budget`.
 
     Files the user fixed (overrides, pins, focus) are never stepped down; if they alone
     exceed the budget the plan says so (Plan.over_budget) and the pack holds them anyway.
+    The instructions and the diff section (already fitted, see engine.diff_section) are
+    placed first and counted before any file.
     """
     texts: dict[str, str] = {}
+    instructions_tokens = counter.count(instructions) if instructions.strip() else 0
+    changes_tokens = changes.tokens if changes is not None else 0
+    reserved = section_tokens(instructions_tokens, changes)
 
     def cached_read(path: str) -> str:
         text = texts.get(path)
@@ -68,9 +76,23 @@ def pack(
             limits,
             line_numbers=line_numbers,
             cost_factor=factor,
+            reserved=reserved,
         )
-        return draft, render(
-            draft, index, fmt, counter=counter, read_text=cached_read, line_numbers=line_numbers
+        draft = replace(
+            draft, changes_tokens=changes_tokens, instructions_tokens=instructions_tokens
+        )
+        return draft, draw(draft)
+
+    def draw(draft: Plan) -> Rendered:
+        return render(
+            draft,
+            index,
+            fmt,
+            counter=counter,
+            read_text=cached_read,
+            line_numbers=line_numbers,
+            instructions=instructions,
+            changes=changes,
         )
 
     # The planner's estimates cover file contents, not the format's own cost (JSON escapes
@@ -90,8 +112,16 @@ def pack(
         if rendered.tokens > budget:
             factor *= 1.02  # aim a little under, so the next round lands inside
     if best is None:
-        best = fit(draft, rendered, index, budget, fmt, counter, cached_read, line_numbers)
+        best = fit(draft, rendered, index, budget, draw, line_numbers)
     return _exact(*best)
+
+
+def section_tokens(instructions_tokens: int, changes: ChangesSection | None) -> int:
+    """Tokens the pack's own sections take before any file (their headings included)."""
+    reserved = instructions_tokens + (8 if instructions_tokens else 0)
+    if changes is not None:
+        reserved += changes.tokens + SECTION_OVERHEAD
+    return reserved
 
 
 def fit(
@@ -99,9 +129,7 @@ def fit(
     rendered: Rendered,
     index: Index,
     budget: int,
-    fmt: Format,
-    counter: TokenCounter,
-    read_text: Callable[[str], str],
+    draw: Callable[[Plan], Rendered],
     line_numbers: bool,
 ) -> tuple[Plan, Rendered]:
     """While the rendering of `draft` is over budget, step the lowest-ranked automatic
@@ -114,9 +142,7 @@ def fit(
         if stepped is None:
             break  # only the user's own choices are left
         current = stepped
-        rendered = render(
-            current, index, fmt, counter=counter, read_text=read_text, line_numbers=line_numbers
-        )
+        rendered = draw(current)
     return current, rendered
 
 

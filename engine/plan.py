@@ -50,19 +50,22 @@ def plan(
     *,
     line_numbers: bool = False,
     cost_factor: float = 1.0,
+    reserved: int = 0,
 ) -> Plan:
     """Pick a level per ranked file to fit `budget` tokens (an estimate; see engine.pack).
 
     Args:
         cost_factor: multiplies every estimated content cost; engine.pack sets it from the
             measured cost of the output format (JSON escaping makes content ~20 % dearer).
+        reserved: tokens the pack's own sections (instructions, the diff) take before any
+            file; they count like the user's own choices.
     """
     costs = _Costs(index, line_numbers, cost_factor)
     candidates = [
         _Candidate(r, i + 1) for i, r in enumerate(ranking.files[: limits.max_candidates])
     ]
     left = budget - PACK_OVERHEAD
-    fixed_total = 0
+    fixed_total = reserved
     notes: list[str] = []
     best_score = max((c.ranked.score for c in candidates if c.ranked.score > 0), default=0.0)
     # 1. the user's choices
@@ -82,7 +85,8 @@ def plan(
             fixed_total += c.tokens
     left -= fixed_total
     if left < 0 and fixed_total > 0:
-        notes.append(f"your pinned and chosen files exceed the budget by {-left:,} tokens")
+        what = "pinned and chosen files" + (" with the diff and instructions" if reserved else "")
+        notes.append(f"your {what} exceed the budget by {-left:,} tokens")
     auto = [c for c in candidates if c.automatic]
     cap = int(limits.auto_cap * budget)
     # 2. breadth first: the code of every strong file

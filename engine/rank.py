@@ -113,7 +113,8 @@ def rank(
         repeat_cap=weights.repeat_cap,
     )
     keyword, per_term = keyword_scores(index, analysis, weights)
-    scores = keyword * prior_vector(index, analysis, weights)
+    priors = prior_vector(index, analysis, weights)
+    scores = keyword * priors
     if analysis.mentioned:
         scores[list(analysis.mentioned)] *= weights.mention_boost
         floor = scores.max() * 0.5 if scores.max() > 0 else 1.0
@@ -124,6 +125,10 @@ def rank(
         entry = graph * weights.graph_entry * _weakest_seed(scores, weights.graph_seeds)
         scores = np.where(scores > 0, scores * (1.0 + weights.graph_boost * graph), entry)
     scores *= git_vector(index, analysis.intent, weights)
+    if not priors.all():  # a kind of file weighted 0 (a setting) stays out, unless named
+        turned_off = priors == 0
+        turned_off[list(analysis.mentioned)] = False
+        scores[turned_off] = 0.0
     chosen = _chosen_first(index, session, scores)
     order = _top(scores, chosen, limit or weights.limit).tolist()
     path_ids = index.path_ids

@@ -124,6 +124,7 @@ class _Collector:
         self.files: list[SourceFile] = []
         self.skipped: list[SkippedFile] = []
         self.excludes = IgnoreMatcher.from_patterns(options.exclude)
+        self.includes = IgnoreMatcher.from_patterns(options.include)
         self.seen = 0
 
     # ------------------------------------------------------------------ shared rules
@@ -132,7 +133,10 @@ class _Collector:
         self.skipped.append(SkippedFile(path, reason, detail))
 
     def is_excluded(self, ctxtui: IgnoreMatcher, path: str, is_dir: bool) -> bool:
-        """Apply --exclude globs over `.ctxtuiignore` rules (the command line wins)."""
+        """Apply --exclude globs over `.ctxtuiignore` rules (the command line wins); with
+        include patterns, a file none of them matches is left out too."""
+        if self.includes and not is_dir and not self.includes.is_ignored(path):
+            return True
         verdict = self.excludes.verdict(path, is_dir) if self.excludes else None
         if verdict is None and ctxtui:
             verdict = ctxtui.verdict(path, is_dir)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.levels import line_comment, render_level
 from engine.model import Format, Index, Plan, PlanEntry, Rendered, printable
@@ -17,6 +17,9 @@ from engine.render.to_json import to_json
 from engine.render.to_markdown import to_markdown
 from engine.render.to_xml import to_xml
 from engine.render.view import FileView, PackView, repo_name
+
+if TYPE_CHECKING:
+    from engine.diff_section import ChangesSection
 
 FORMATTERS: dict[Format, Callable[[PackView], str]] = {
     Format.MARKDOWN: to_markdown,
@@ -52,12 +55,16 @@ def render(
     counter: TokenCounter,
     read_text: Callable[[str], str],
     line_numbers: bool = False,
+    instructions: str = "",
+    changes: ChangesSection | None = None,
 ) -> Rendered:
     """Render `plan` in `fmt`; Rendered.tokens is the exact count of Rendered.text.
 
     Args:
         read_text: returns a file's decoded text from its relative path.
         line_numbers: prefix source lines with their numbers.
+        instructions: text placed at the top of the pack; empty for none.
+        changes: the diff section (`--changed`), already fitted; None for none.
     """
     files = tuple(
         _file_view(entry, index, counter, read_text, line_numbers) for entry in plan.entries
@@ -69,6 +76,8 @@ def render(
         encoding=counter.name,
         total_tokens=sum(file.tokens for file in files),
         files=files,
+        instructions=instructions,
+        changes=changes,
     )
     text, tokens = settle_total(pack, FORMATTERS[fmt], counter)
     return Rendered(

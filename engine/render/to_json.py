@@ -12,14 +12,17 @@ SCORE_DIGITS = 4
 
 def to_json(pack: PackView) -> str:
     """Format a pack as JSON (keys in the documented order)."""
-    document = {
+    document: dict[str, object] = {"instructions": pack.instructions} if pack.instructions else {}
+    document |= {
         "query": pack.query,
         "root": pack.root,
         "budget": pack.budget,
         "encoding": pack.encoding,
         "total_tokens": pack.total_tokens,
-        "files": [_file_object(file) for file in pack.files],
     }
+    if pack.changes is not None:
+        document["changes"] = _changes_object(pack)
+    document["files"] = [_file_object(file) for file in pack.files]
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -35,4 +38,20 @@ def _file_object(file: FileView) -> dict[str, object]:
             for reason in file.reasons
         ],
         "content": file.content,
+    }
+
+
+def _changes_object(pack: PackView) -> dict[str, object]:
+    section = pack.changes
+    assert section is not None
+    return {
+        "base": section.base,
+        "tokens": section.tokens,
+        "hunks": section.hunks,
+        "hunks_left_out": section.hunks_left_out,
+        "files": [
+            {"path": f.path, "status": f.status.value, "old_path": f.old_path or None}
+            for f in section.files
+        ],
+        "diff": section.diff,
     }

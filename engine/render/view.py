@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.model import Level, Reason
+
+if TYPE_CHECKING:
+    from engine.diff_section import ChangesSection
 
 FENCE_TAGS: dict[str, str] = {
     "python": "python",
@@ -86,6 +90,10 @@ class PackView:
     """Tokens of the formatted pack itself, as printed inside it."""
     files: tuple[FileView, ...]
     """Files in ranked order."""
+    instructions: str = ""
+    """Text for the reader placed at the top of the pack (a setting); empty for none."""
+    changes: ChangesSection | None = None
+    """The work tree's diff (`--changed`); None when not asked for."""
 
 
 def fence_tag(path: str, language: str) -> str:
@@ -100,3 +108,17 @@ def fence_tag(path: str, language: str) -> str:
 def repo_name(root: str) -> str:
     """Return the repository's name from the index root ("/home/me/src/flask" -> "flask")."""
     return posixpath.basename(root.replace("\\", "/").rstrip("/")) or root
+
+
+def changes_summary(section: ChangesSection) -> str:
+    """One line about the diff: its base, files, tokens and what was left out."""
+    count = len(section.files)
+    parts = [
+        f"against {section.base}",
+        f"{count} file{'' if count == 1 else 's'} changed",
+        f"{section.tokens:,} tokens",
+    ]
+    if section.hunks_left_out:
+        total = section.hunks + section.hunks_left_out
+        parts.append(f"{section.hunks_left_out} of {total} hunks left out to fit the budget")
+    return " · ".join(parts)

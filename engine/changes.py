@@ -1,0 +1,261 @@
+"""The work tree's changes against a base, from git: which files changed and their unified diff.
+
+`read_changes` asks git three things (the base commit, the changed files, the patch) and lists
+untracked files itself, so the diff shows "the code I am working on" whole: modified, added,
+deleted, renamed, untracked and binary files. Git runs with the repository's own hooks and
+helpers switched off (`GIT_SAFETY`): a repository's configuration must not run programs when
+all we do is read it. Nothing here prints; outside git the answer is None.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from engine.errors import UsageError
+
+GIT_SAFETY: tuple[str, ...] = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.quotepath=false",
+    "-c",
+    "diff.external=",
+    "-c",
+    "color.ui=false",
+)
+"""Flags before every git command: no fsmonitor hook, UTF-8 paths as they are, no external
+diff program, no colour codes."""
+EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""The empty tree: the base of a repository with no commit yet (sha1 repositories)."""
+UNTRACKED_MAX_BYTES = 1_000_000
+"""An untracked file larger than this is listed, its content left out (as the scan does)."""
+BINARY_SNIFF = 8192
+"""Bytes read to decide whether an untracked file is binary (a NUL byte among them)."""
+
+
+class ChangeStatus(str, Enum):
+    """How a file changed; the values are shown to the user and written in JSON."""
+
+    MODIFIED = "modified"
+    ADDED = "added"
+    DELETED = "deleted"
+    RENAMED = "renamed"
+    UNTRACKED = "untracked"
+
+
+_STATUS_LETTERS = {
+    "M": ChangeStatus.MODIFIED,
+    "T": ChangeStatus.MODIFIED,
+    "A": ChangeStatus.ADDED,
+    "C": ChangeStatus.ADDED,
+    "D": ChangeStatus.DELETED,
+    "R": ChangeStatus.RENAMED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """One changed file and its part of the diff."""
+
+    path: str
+    """Relative POSIX path from the root (the new path of a rename)."""
+    status: ChangeStatus
+    """How it changed."""
+    old_path: str = ""
+    """The path before a rename; empty otherwise."""
+    binary: bool = False
+    """Git (or the sniff of an untracked file) found binary content: no text hunks."""
+    header: str = ""
+    """The diff's lines before the first hunk ("diff --git", modes, ---/+++)."""
+    hunks: tuple[str, ...] = ()
+    """Each hunk's text, from its "@@" line, in file order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """The work tree against a base: every changed file with its diff."""
+
+    base: str
+    """The base as asked ("HEAD" by default, else the branch or commit given)."""
+    base_commit: str
+    """The commit compared with (the merge base for a branch); the empty tree before the
+    first commit."""
+    files: tuple[ChangedFile, ...]
+    """Changed files sorted by path; empty when nothing changed."""
+
+    @property
+    def present(self) -> tuple[str, ...]:
+        """Paths that exist in the work tree now (everything but deletions)."""
+        return tuple(f.path for f in self.files if f.status is not ChangeStatus.DELETED)
+
+    @property
+    def hunk_count(self) -> int:
+        """Hunks in the whole diff."""
+        return sum(len(f.hunks) for f in self.files)
+
+
+def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
+    """Read the work tree's changes against `base` (default HEAD); None outside git.
+
+    With a branch or commit as `base`, the diff starts at its merge base with HEAD, so a
+    feature branch shows its own work and not what the base branch gained meanwhile.
+    Untracked files that git does not ignore count as added.
+
+    Raises:
+        UsageError: `base` names no commit.
+    """
+    root = os.fspath(root)
+    if _git(root, "rev-parse", "--is-inside-work-tree") is None:
+        return None
+    base_commit = _base_commit(root, base)
+    diff_args = ("--no-ext-diff", "--no-textconv", "-M", "--relative", base_commit, "--", ".")
+    listed = _git(root, "diff", "--name-status", "-z", *diff_args)
+    patch = _git(root, "diff", "--no-color", "--unified=3", *diff_args)
+    untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+    files = _tracked_changes(listed or b"", patch or b"")
+    files += [_untracked(root, os.fsdecode(raw)) for raw in (untracked or b"").split(b"\0") if raw]
+    return Changes(
+        base=base or "HEAD", base_commit=base_commit, files=tuple(sorted(files, key=_by_path))
+    )
+
+
+def _by_path(changed: ChangedFile) -> str:
+    return changed.path
+
+
+def _git(root: str, *args: str) -> bytes | None:
+    """Run git in root; its stdout, or None when it fails or git is missing."""
+    try:
+        done = subprocess.run(
+            ["git", *GIT_SAFETY, *args],
+            cwd=root,
+            capture_output=True,
+            check=False,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"},
+        )
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _base_commit(root: str, base: str | None) -> str:
+    """The commit to diff against: HEAD, the merge base of `base` and HEAD, or the empty tree."""
+    head = _git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    if base is None:
+        if head is None:  # no commit yet: everything is new
+            empty = _git(root, "hash-object", "-t", "tree", "/dev/null")
+            return empty.decode().strip() if empty else EMPTY_TREE_SHA1
+        return head.decode().strip()
+    if base.startswith("-"):
+        raise UsageError(f"unknown base {base!r}: not a branch or commit")
+    resolved = _git(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{base}^{{commit}}")
+    if resolved is None:
+        raise UsageError(f"unknown base {base!r}: not a branch or commit")
+    commit = resolved.decode().strip()
+    if head is None:
+        return commit
+    merge_base = _git(root, "merge-base", commit, "HEAD")
+    return merge_base.decode().strip() if merge_base else commit
+
+
+def _tracked_changes(listed: bytes, patch: bytes) -> list[ChangedFile]:
+    """Pair `--name-status -z` entries with their blocks of the patch (same order)."""
+    entries = _name_status(listed)
+    blocks = _split_patch(patch.decode("utf-8", "replace"))
+    files = []
+    for position, (status, path, old_path) in enumerate(entries):
+        header, hunks = blocks[position] if position < len(blocks) else ("", ())
+        files.append(
+            ChangedFile(
+                path=path,
+                status=status,
+                old_path=old_path,
+                binary=_is_binary_header(header),
+                header=header,
+                hunks=hunks,
+            )
+        )
+    return files
+
+
+def _name_status(listed: bytes) -> list[tuple[ChangeStatus, str, str]]:
+    """Parse `git diff --name-status -z`: "R100\\0old\\0new\\0M\\0path\\0..."."""
+    fields = [os.fsdecode(raw) for raw in listed.split(b"\0")]
+    entries: list[tuple[ChangeStatus, str, str]] = []
+    position = 0
+    while position < len(fields) and fields[position]:
+        letter = fields[position][0]
+        status = _STATUS_LETTERS.get(letter, ChangeStatus.MODIFIED)
+        if letter in "RC":
+            old, new = fields[position + 1], fields[position + 2]
+            entries.append((status, new, old if letter == "R" else ""))
+            position += 3
+        else:
+            entries.append((status, fields[position + 1], ""))
+            position += 2
+    return entries
+
+
+def _split_patch(patch: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Split a unified patch into (header, hunks) per file, in order."""
+    blocks: list[tuple[str, tuple[str, ...]]] = []
+    for block in _file_blocks(patch):
+        lines = block.splitlines(keepends=True)
+        first_hunk = next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines))
+        hunks: list[str] = []
+        for line in lines[first_hunk:]:
+            if line.startswith("@@") or not hunks:
+                hunks.append(line)
+            else:
+                hunks[-1] += line
+        blocks.append(("".join(lines[:first_hunk]), tuple(hunks)))
+    return blocks
+
+
+def _file_blocks(patch: str) -> Sequence[str]:
+    starts = [0] if patch.startswith("diff --git ") else []
+    position = patch.find("\ndiff --git ")
+    while position >= 0:
+        starts.append(position + 1)
+        position = patch.find("\ndiff --git ", position + 1)
+    ends = [*starts[1:], len(patch)]
+    return [patch[start:end] for start, end in zip(starts, ends[: len(starts)], strict=True)]
+
+
+def _is_binary_header(header: str) -> bool:
+    return any(
+        line.startswith(("Binary files ", "GIT binary patch")) for line in header.splitlines()
+    )
+
+
+def _untracked(root: str, path: str) -> ChangedFile:
+    """An untracked file as an added file, with a diff written the way git writes one."""
+    full = os.path.join(root, path)
+    head = f"diff --git a/{path} b/{path}\n"
+    try:
+        stat = os.stat(full)
+        mode = "100755" if stat.st_mode & 0o111 else "100644"
+        head += f"new file mode {mode}\n"
+        size = stat.st_size
+        with open(full, "rb") as stream:
+            data = stream.read(UNTRACKED_MAX_BYTES + 1)
+    except OSError as error:
+        note = f"… untracked file could not be read: {error.strerror or error}\n"
+        return ChangedFile(path, ChangeStatus.UNTRACKED, header=head + note)
+    if b"\0" in data[:BINARY_SNIFF]:
+        binary = f"Binary files /dev/null and b/{path} differ\n"
+        return ChangedFile(path, ChangeStatus.UNTRACKED, binary=True, header=head + binary)
+    if size > UNTRACKED_MAX_BYTES:
+        note = f"… untracked file of {size:,} bytes: content left out\n"
+        return ChangedFile(path, ChangeStatus.UNTRACKED, header=head + note)
+    lines = data.decode("utf-8", "replace").splitlines()
+    header = f"{head}--- /dev/null\n+++ b/{path}\n"
+    if not lines:
+        return ChangedFile(path, ChangeStatus.UNTRACKED, header=header)
+    hunk = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines)
+    return ChangedFile(path, ChangeStatus.UNTRACKED, header=header, hunks=(hunk,))
