@@ -57,6 +57,8 @@ class RepoState:
     """Tokenizer encoding of every count shown."""
     query: str = ""
     """The last question typed."""
+    changed: bool = False
+    """The work tree's changes are packed: changed files pinned, their diff a section."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON object stored on disk."""
@@ -68,6 +70,7 @@ class RepoState:
             "format": self.fmt.value,
             "encoding": self.encoding,
             "query": self.query,
+            "changed": self.changed,
         }
 
     @classmethod
@@ -80,6 +83,7 @@ class RepoState:
         budget = data.get("budget", DEFAULT_BUDGET)
         encoding = data.get("encoding", ENCODINGS[0])
         query = data.get("query", "")
+        changed = data.get("changed", False)
         if not (isinstance(pinned, list) and all(isinstance(p, str) for p in pinned)):
             raise ValueError("pinned must be a list of paths")
         if not isinstance(overrides, dict):
@@ -88,6 +92,8 @@ class RepoState:
             raise ValueError("budget must be an integer")
         if encoding not in ENCODINGS or not isinstance(query, str):
             raise ValueError("unknown encoding or bad question")
+        if not isinstance(changed, bool):
+            raise ValueError("changed must be true or false")
         return cls(
             pinned=frozenset(pinned),
             overrides={str(path): Level(level) for path, level in overrides.items()},
@@ -95,13 +101,18 @@ class RepoState:
             fmt=Format(data.get("format", Format.MARKDOWN.value)),
             encoding=encoding,
             query=query,
+            changed=changed,
         )
 
 
 class StateStore:
     """Load and save the `RepoState` of one repository."""
 
-    def __init__(self, root: Path, state_dir: Path | None = None) -> None:
+    def __init__(
+        self, root: Path, state_dir: Path | None = None, defaults: RepoState = RepoState()
+    ) -> None:
+        self.defaults = defaults
+        """What a repository with no saved state starts with (from the settings)."""
         if state_dir is None:
             import platformdirs  # deliberate: resolved only when no folder is given
 
@@ -118,7 +129,7 @@ class StateStore:
         try:
             raw = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            return RepoState(), ""
+            return self.defaults, ""
         except OSError as error:
             return (
                 RepoState(),

@@ -21,8 +21,9 @@ from types import FrameType
 from ctxtui.errors import UsageFailure
 from engine import EngineError, Format
 
-SUBCOMMANDS = ("index", "rank", "pack", "eval", "bench")
+SUBCOMMANDS = ("index", "rank", "pack", "eval", "bench", "mcp", "config")
 ENCODINGS = ("o200k_base", "cl100k_base")
+SETTINGS_HINT = "default: the settings' value (see `ctxtui config`)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("path", nargs="?", default=".")
     index.add_argument("--verbose", "-v", action="store_true", help="list skipped files")
     index.add_argument("--no-cache", action="store_true", help="index from scratch, save nothing")
-    index.add_argument("--encoding", choices=ENCODINGS, default="o200k_base")
+    index.add_argument("--encoding", choices=ENCODINGS, help=SETTINGS_HINT)
 
     rank = sub.add_parser("rank", help="rank files for a question, with reasons")
     rank.add_argument("question", help="the question, or - to read it from stdin")
@@ -55,14 +56,24 @@ def build_parser() -> argparse.ArgumentParser:
     pack = sub.add_parser("pack", help="print a context pack for a question")
     pack.add_argument("question", help="the question, or - to read it from stdin")
     pack.add_argument("path", nargs="?", default=".")
-    pack.add_argument("-b", "--budget", type=int, default=8000, help="token budget (8000)")
-    pack.add_argument("--format", choices=[f.value for f in Format], default="markdown")
+    pack.add_argument(
+        "-b", "--budget", type=int, help="token budget (8000 unless a settings file says)"
+    )
+    pack.add_argument("--format", choices=[f.value for f in Format], help=SETTINGS_HINT)
     pack.add_argument("-o", "--output", metavar="FILE", help="write the pack to FILE")
     pack.add_argument("--copy", action="store_true", help="also copy the pack to the clipboard")
     pack.add_argument("--focus", action="append", default=[], metavar="FILE")
     pack.add_argument("--exclude", action="append", default=[], metavar="GLOB")
-    pack.add_argument("-n", "--line-numbers", action="store_true")
-    pack.add_argument("--encoding", choices=ENCODINGS, default="o200k_base")
+    pack.add_argument("-n", "--line-numbers", action="store_true", default=None)
+    pack.add_argument("--encoding", choices=ENCODINGS, help=SETTINGS_HINT)
+    pack.add_argument(
+        "--changed",
+        nargs="?",
+        const="",
+        metavar="BASE",
+        help="pin the files changed against BASE (default: the work tree against HEAD) "
+        "and add their diff; put it after the question, or write --changed=BASE",
+    )
     pack.add_argument("--no-cache", action="store_true")
 
     evaluate = sub.add_parser("eval", help="retrieval metrics on benchmark cases")
@@ -80,6 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("path", nargs="?", default=".")
     bench.add_argument("--question", action="append", default=[], help="questions to type")
     bench.add_argument("-b", "--budget", type=int, default=8000)
+
+    mcp = sub.add_parser("mcp", help="serve rank_files, build_pack, ... to agents over MCP (stdio)")
+    mcp.add_argument("path", nargs="?", default=".")
+
+    config = sub.add_parser("config", help="print the effective settings and their sources")
+    config.add_argument("path", nargs="?", default=".")
+    config.add_argument("--json", action="store_true", help="print them as JSON")
     return parser
 
 
@@ -148,6 +166,8 @@ HANDLERS = {
     "pack": "ctxtui.cli.pack:run_pack",
     "eval": "ctxtui.cli.evaluate:run_eval",
     "bench": "ctxtui.cli.bench:run_bench",
+    "mcp": "ctxtui.cli.serve:run_mcp",
+    "config": "ctxtui.cli.config:run_config",
 }
 """Each subcommand's module and function, imported only when it runs (keeps `--help` fast)."""
 
@@ -155,7 +175,8 @@ HANDLERS = {
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command is None:
         raise UsageFailure("ctxtui: give a command, or a folder to open the app")
-    if getattr(args, "budget", 1) <= 0:
+    budget = getattr(args, "budget", None)
+    if budget is not None and budget <= 0:
         raise UsageFailure("ctxtui: the budget must be a positive number of tokens")
     if getattr(args, "limit", 1) <= 0:
         raise UsageFailure("ctxtui: --limit must be positive")

@@ -1,4 +1,4 @@
-"""What the subcommands share: the question, progress on stderr, opening a workspace, paths.
+"""What the subcommands share: the question, settings, progress on stderr, opening a workspace.
 
 Errors raise EngineError (one line and exit 1 in `ctxtui.cli.main`) or UsageFailure (exit 2).
 """
@@ -9,10 +9,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ctxtui.errors import UsageFailure
+from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.workspace import Workspace
-from engine import Progress, ScanOptions
+from engine import Progress
 
 
 def read_question(question: str) -> str:
@@ -21,6 +23,14 @@ def read_question(question: str) -> str:
     if not text.strip():
         raise UsageFailure("ctxtui: the question is empty")
     return text
+
+
+def read_settings(path: str, **flags: Any) -> Settings:
+    """The settings for a folder with the flags given on top; problems go to stderr."""
+    settings = load_settings(Path(path)).with_flags(**flags)
+    for problem in settings.problems:
+        print(f"ctxtui: {problem}", file=sys.stderr)
+    return settings
 
 
 @contextmanager
@@ -51,21 +61,16 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
         yield update
 
 
-def open_workspace(
-    path: str,
-    *,
-    encoding: str = "o200k_base",
-    use_cache: bool = True,
-    exclude: tuple[str, ...] = (),
-) -> Workspace:
-    """Open a folder, reporting a discarded cache in one line on stderr."""
+def open_workspace(path: str, settings: Settings, *, use_cache: bool = True) -> Workspace:
+    """Open a folder with its settings, reporting a discarded cache in one line on stderr."""
     with progress_on_stderr() as on_progress:
         workspace = Workspace.open(
             Path(path),
-            encoding=encoding,
+            encoding=settings.encoding,
             use_cache=use_cache,
-            options=ScanOptions(exclude=exclude),
+            options=scan_options(settings),
             on_progress=on_progress,
+            tuning=tuning(settings),
         )
     if workspace.report.cache_notice:
         print(f"ctxtui: {workspace.report.cache_notice}", file=sys.stderr)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from ctxtui.cli.common import open_workspace
+from ctxtui.cli.common import open_workspace, read_settings
 from ctxtui.workspace import Workspace
 
 
 def run_index(args: argparse.Namespace) -> int:
     """`ctxtui index`: build or refresh, then print what is in the index."""
-    workspace = open_workspace(args.path, encoding=args.encoding, use_cache=not args.no_cache)
+    settings = read_settings(args.path, encoding=args.encoding)
+    workspace = open_workspace(args.path, settings, use_cache=not args.no_cache)
     print(format_index_report(workspace, args.verbose), end="")
     return 0
 

@@ -6,24 +6,31 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxtui.cli.common import open_workspace, read_question, repository_path
-from engine import EngineError, Format, Session
+from ctxtui.cli.common import open_workspace, read_question, read_settings, repository_path
+from ctxtui.errors import UsageFailure
+from ctxtui.settings import pack_choices
+from ctxtui.state import FORMAT_EXTENSIONS
+from ctxtui.workspace import ReadWriteGate, build_pack, working_changes
+from engine import EngineError, Format, UsageError
+from engine.changes import Changes
 
 
 def run_pack(args: argparse.Namespace) -> int:
     """`ctxtui pack`: plan, render and print (or save, or copy) the pack."""
     question = read_question(args.question)
-    workspace = open_workspace(
+    settings = read_settings(
         args.path,
+        budget=args.budget,
+        fmt=Format(args.format) if args.format else None,
         encoding=args.encoding,
-        use_cache=not args.no_cache,
         exclude=tuple(args.exclude),
+        line_numbers=args.line_numbers,
     )
-    session = Session(focus=tuple(repository_path(workspace, f) for f in args.focus))
-    ranking = workspace.rank(question, session)
-    plan, rendered = workspace.pack(
-        ranking, args.budget, session, Format(args.format), line_numbers=args.line_numbers
-    )
+    workspace = open_workspace(args.path, settings, use_cache=not args.no_cache)
+    changes = changed_files(workspace.root, args.changed)
+    focus = tuple(repository_path(workspace, f) for f in args.focus)
+    choices = pack_choices(settings, changes=changes, focus=focus)
+    _ranking, plan, rendered = build_pack(workspace, ReadWriteGate(), question, choices)
     for note in plan.notes:
         print(f"ctxtui: {note}", file=sys.stderr)
     if args.output:
@@ -40,7 +47,20 @@ def run_pack(args: argparse.Namespace) -> int:
     if args.copy:
         from ctxtui.clipboard import PyperclipBackend, deliver, describe  # deliberate: lazy
 
-        ext = {Format.MARKDOWN: "md", Format.XML: "xml", Format.JSON: "json"}[Format(args.format)]
+        ext = FORMAT_EXTENSIONS[settings.fmt]
         result = deliver(rendered.text, ext, backend=PyperclipBackend(), terminal=None)
         print(f"ctxtui: {describe(result, rendered.tokens, rendered.files)}", file=sys.stderr)
     return 0
+
+
+def changed_files(root: Path, changed: str | None) -> Changes | None:
+    """The changes `--changed [BASE]` asks for; a one-line notice when there are none."""
+    if changed is None:
+        return None
+    try:
+        changes, notice = working_changes(root, changed or None)
+    except UsageError as error:
+        raise UsageFailure(f"ctxtui: --changed: {error}") from None
+    if notice:
+        print(f"ctxtui: {notice}", file=sys.stderr)
+    return changes

@@ -6,31 +6,9 @@ import argparse
 import json
 import sys
 
-from ctxtui.cli.common import open_workspace, read_question, repository_path
+from ctxtui.cli.common import open_workspace, read_question, read_settings, repository_path
+from ctxtui.workspace.answers import ranking_to_json, reason_text
 from engine import Ranking, Session
-from engine.model import printable
-
-
-def ranking_to_json(ranking: Ranking, limit: int) -> list[dict[str, object]]:
-    """The `rank --json` list: path, score and reasons, best first."""
-    return [
-        {
-            "path": printable(f.path),  # JSON must be valid Unicode
-            "score": round(f.score, 6),
-            "reasons": [
-                {
-                    "kind": r.kind.value,
-                    "detail": r.detail,
-                    "fields": list(r.fields),
-                    "share": r.share,
-                }
-                for r in f.reasons
-            ],
-            "pinned": f.pinned,
-            "focused": f.focused,
-        }
-        for f in ranking.files[:limit]
-    ]
 
 
 def format_ranking(ranking: Ranking, limit: int) -> str:
@@ -41,10 +19,7 @@ def format_ranking(ranking: Ranking, limit: int) -> str:
     lines = []
     for position, f in enumerate(ranking.files[:limit], 1):
         lines.append(f"{position:>3}. {f.score / best:5.2f}  {f.path}")
-        details = [
-            r.detail if r.kind.value == "word" else f"{r.kind.value}: {r.detail}"
-            for r in f.reasons[:6]
-        ]
+        details = [reason_text(r) for r in f.reasons[:6]]
         if details:
             lines.append("       " + " · ".join(details))
     return "\n".join(lines) + "\n"
@@ -53,7 +28,8 @@ def format_ranking(ranking: Ranking, limit: int) -> str:
 def run_rank(args: argparse.Namespace) -> int:
     """`ctxtui rank`: the ranked files with reasons, as text or JSON."""
     question = read_question(args.question)
-    workspace = open_workspace(args.path, use_cache=not args.no_cache, exclude=tuple(args.exclude))
+    settings = read_settings(args.path, exclude=tuple(args.exclude))
+    workspace = open_workspace(args.path, settings, use_cache=not args.no_cache)
     session = Session(focus=tuple(repository_path(workspace, f) for f in args.focus))
     ranking = workspace.rank(question, session)
     if args.json:

@@ -8,17 +8,20 @@ under readers, `choices` the frozen user choices, `jobs` the work each front-end
 
 from __future__ import annotations
 
+from ctxtui.workspace.changes import working_changes
 from ctxtui.workspace.choices import Choices, WorkspaceAPI, WorkspaceFactory
 from ctxtui.workspace.core import (
     DEFAULT_ENCODING,
     REFRESH_INTERVAL,
     LazyTokenizer,
     TextCache,
+    Tuning,
     Workspace,
     cache_dir_for,
 )
 from ctxtui.workspace.gate import ReadWriteGate
 from ctxtui.workspace.jobs import (
+    build_pack,
     describe_error,
     open_workspace,
     pack_job,
@@ -33,13 +36,16 @@ __all__ = [
     "LazyTokenizer",
     "ReadWriteGate",
     "TextCache",
+    "Tuning",
     "Workspace",
     "WorkspaceAPI",
     "WorkspaceFactory",
+    "build_pack",
     "cache_dir_for",
     "describe_error",
     "open_workspace",
     "pack_job",
     "rank_and_plan",
     "refresh_job",
+    "working_changes",
 ]

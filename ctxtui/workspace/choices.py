@@ -12,19 +12,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from engine.changes import Changes
 from engine.model import Format, Index, Level, Plan, PlanEntry, Ranking, Rendered, Session
 
 
 class WorkspaceAPI(Protocol):
     """What the front-ends need from `ctxtui.workspace.Workspace` (a fake satisfies it)."""
 
-    root: Path
-    encoding: str
     index: Index
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def encoding(self) -> str: ...
 
     def rank(self, query: str, session: Session, *, complete: bool = True) -> Ranking: ...
 
-    def plan(self, ranking: Ranking, budget: int, session: Session) -> Plan: ...
+    def plan(
+        self, ranking: Ranking, budget: int, session: Session, *, changes: Changes | None = None
+    ) -> Plan: ...
 
     def pack(
         self,
@@ -34,6 +41,7 @@ class WorkspaceAPI(Protocol):
         fmt: Format,
         *,
         line_numbers: bool = False,
+        changes: Changes | None = None,
     ) -> tuple[Plan, Rendered]: ...
 
     def render_file(self, entry: PlanEntry, *, line_numbers: bool = False) -> str: ...
@@ -59,11 +67,23 @@ class Choices:
     """Token budget."""
     fmt: Format
     """Format of the pack."""
+    changes: Changes | None = None
+    """The work tree's changes to pack (their files pinned, their diff a section); None
+    when not asked for."""
+    focus: tuple[str, ...] = ()
+    """Paths named with --focus (the command line and the MCP server), in order."""
+    line_numbers: bool = False
+    """Prefix source lines with their numbers."""
 
     def session(self, index: Index) -> Session:
-        """Return the engine's Session, ignoring pins and overrides of vanished files."""
+        """Return the engine's Session, ignoring pins and overrides of vanished files.
+
+        Changed files count as pinned while the changes are packed.
+        """
         known = index.path_ids or {f.path: i for i, f in enumerate(index.files)}
+        changed = self.changes.present if self.changes is not None else ()
         return Session(
-            pinned=frozenset(path for path in self.pinned if path in known),
+            pinned=frozenset(path for path in (*self.pinned, *changed) if path in known),
+            focus=tuple(path for path in self.focus if path in known),
             overrides={path: lvl for path, lvl in self.overrides.items() if path in known},
         )

@@ -12,6 +12,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import engine
@@ -27,6 +28,10 @@ from engine import (
     ScanOptions,
     Session,
 )
+from engine.changes import Changes
+from engine.diff_section import CHANGES_SHARE, ChangesSection, fit_changes
+from engine.pack import section_tokens
+from engine.rank import DEFAULT_WEIGHTS, RankWeights
 
 DEFAULT_ENCODING = "o200k_base"
 REFRESH_INTERVAL = 1.0
@@ -104,6 +109,16 @@ class TextCache:
         return text
 
 
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """How a repository wants its packs made, from its settings."""
+
+    weights: RankWeights = DEFAULT_WEIGHTS
+    """The ranking's weights (`[ranking]` in the settings)."""
+    instructions: str = ""
+    """Text placed at the top of every pack; empty for none."""
+
+
 class Workspace:
     """An opened repository: index + tokenizer + cache folder, ready for questions."""
 
@@ -115,6 +130,7 @@ class Workspace:
         *,
         options: ScanOptions,
         cache_dir: Path | None,
+        tuning: Tuning = Tuning(),
     ) -> None:
         self.index = index
         """The current index; replaced whole by refresh(), never mutated."""
@@ -122,10 +138,14 @@ class Workspace:
         """What the last build or refresh did."""
         self.options = options
         self.cache_dir = cache_dir
+        self.tuning = tuning
+        """Ranking weights and instructions from the settings."""
         self._tokenizer = tokenizer
         self._last_check = time.monotonic()
         self._lock = threading.Lock()
         self._texts = TextCache()
+        self._sections: OrderedDict[tuple[Changes, int], ChangesSection] = OrderedDict()
+        self._instructions_tokens: int | None = None
 
     @classmethod
     def open(
@@ -137,6 +157,7 @@ class Workspace:
         options: ScanOptions = ScanOptions(),
         on_progress: Callable[[Progress], None] | None = None,
         tokenizer: LazyTokenizer | None = None,
+        tuning: Tuning = Tuning(),
     ) -> Workspace:
         """Index (or refresh the cached index of) a folder; slow the first time.
 
@@ -155,7 +176,7 @@ class Workspace:
             on_progress=on_progress,
             tokenizer=lazy.get,
         )
-        return cls(index, report, lazy, options=options, cache_dir=cache_dir)
+        return cls(index, report, lazy, options=options, cache_dir=cache_dir, tuning=tuning)
 
     @property
     def root(self) -> Path:
@@ -174,11 +195,28 @@ class Workspace:
 
     def rank(self, query: str, session: Session, *, complete: bool = True) -> Ranking:
         """Rank the files for a question."""
-        return engine.rank(self.index, query, session, complete=complete)
+        return engine.rank(self.index, query, session, self.tuning.weights, complete=complete)
 
-    def plan(self, ranking: Ranking, budget: int, session: Session) -> Plan:
-        """Plan a pack on estimated token counts (fast enough for every keystroke)."""
-        return engine.plan(ranking, self.index, budget, session)
+    def plan(
+        self, ranking: Ranking, budget: int, session: Session, *, changes: Changes | None = None
+    ) -> Plan:
+        """Plan a pack on estimated token counts (fast enough for every keystroke).
+
+        The instructions and the diff are estimated until the tokenizer has counted them.
+        """
+        section = self._sections.get((changes, budget)) if changes is not None else None
+        instructions = self._count_instructions()
+        if changes is not None and section is None:  # not fitted yet: its share, at most
+            estimate = sum(len(f.header) + sum(map(len, f.hunks)) for f in changes.files)
+            changes_tokens = min(-(-estimate // 3), int(CHANGES_SHARE * budget))
+            section = ChangesSection(changes.base, changes.files, "", changes_tokens, 0, 0)
+        reserved = section_tokens(instructions, section)
+        drafted = engine.plan(ranking, self.index, budget, session, reserved=reserved)
+        return replace(
+            drafted,
+            changes_tokens=section.tokens if section is not None else 0,
+            instructions_tokens=instructions,
+        )
 
     def pack(
         self,
@@ -188,6 +226,7 @@ class Workspace:
         fmt: Format,
         *,
         line_numbers: bool = False,
+        changes: Changes | None = None,
     ) -> tuple[Plan, Rendered]:
         """Plan, render and fit a pack, measured with the real tokenizer."""
         index = self.index
@@ -200,7 +239,35 @@ class Workspace:
             session=session,
             read_text=lambda path: self._texts.read(index, path),
             line_numbers=line_numbers,
+            instructions=self.tuning.instructions,
+            changes=self.changes_section(changes, budget) if changes is not None else None,
         )
+
+    def changes_section(self, changes: Changes, budget: int) -> ChangesSection:
+        """The diff fitted to its share of `budget`, counted exactly (kept for the next ask)."""
+        key = (changes, budget)
+        with self._lock:
+            section = self._sections.get(key)
+        if section is None:
+            section = fit_changes(changes, int(CHANGES_SHARE * budget), self.tokenizer)
+            with self._lock:
+                self._sections[key] = section
+                while len(self._sections) > 8:
+                    self._sections.popitem(last=False)
+        return section
+
+    def _count_instructions(self) -> int:
+        """Tokens of the instructions: exact once the tokenizer is loaded, else estimated."""
+        text = self.tuning.instructions
+        if not text.strip():
+            return 0
+        if self._instructions_tokens is None and self._tokenizer.loaded:
+            self._instructions_tokens = self.tokenizer.count(text)
+        return self._instructions_tokens or -(-len(text) // 3)
+
+    def read_text(self, path: str) -> str:
+        """A file's text as the pack reads it (kept in memory while its mtime holds)."""
+        return self._texts.read(self.index, path)
 
     def render_file(self, entry: PlanEntry, *, line_numbers: bool = False) -> str:
         """One file's content at its planned level, as the pack shows it."""
@@ -236,5 +303,9 @@ class Workspace:
     def with_encoding(self, encoding: str) -> Workspace:
         """The same repository counted in another encoding (re-opens; slow the first time)."""
         return Workspace.open(
-            self.root, encoding=encoding, use_cache=self.cache_dir is not None, options=self.options
+            self.root,
+            encoding=encoding,
+            use_cache=self.cache_dir is not None,
+            options=self.options,
+            tuning=self.tuning,
         )

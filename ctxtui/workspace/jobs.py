@@ -38,7 +38,8 @@ def rank_and_plan(
     with gate.reading():
         session = choices.session(workspace.index)
         ranking = workspace.rank(query, session, complete=complete)
-        return ranking, workspace.plan(ranking, choices.budget, session)
+        plan = workspace.plan(ranking, choices.budget, session, changes=choices.changes)
+        return ranking, plan
 
 
 def pack_job(
@@ -47,7 +48,30 @@ def pack_job(
     """Render the pack exactly, fitted to the budget and measured with the real tokenizer."""
     with gate.reading():
         session = choices.session(workspace.index)
-        return workspace.pack(ranking, choices.budget, session, choices.fmt)
+        return workspace.pack(
+            ranking,
+            choices.budget,
+            session,
+            choices.fmt,
+            line_numbers=choices.line_numbers,
+            changes=choices.changes,
+        )
+
+
+def build_pack(
+    workspace: WorkspaceAPI,
+    gate: ReadWriteGate,
+    question: str,
+    choices: Choices,
+    *,
+    complete: bool = True,
+) -> tuple[Ranking, Plan, Rendered]:
+    """Rank a question and render its pack exactly: what `ctxtui pack` prints, what the MCP
+    server's build_pack and current_selection return, what the app copies."""
+    with gate.reading():  # one index for the ranking and the pack: a refresh waits
+        ranking, _estimate = rank_and_plan(workspace, gate, question, choices, complete=complete)
+        plan, rendered = pack_job(workspace, gate, ranking, choices)
+    return ranking, plan, rendered
 
 
 def refresh_job(workspace: WorkspaceAPI, gate: ReadWriteGate) -> bool:

@@ -1,0 +1,209 @@
+"""`ctxtui mcp [PATH]`: the tools of `ctxtui.mcp.tools` served over stdio with the MCP SDK.
+
+Each tool's arguments carry a JSON schema with a description an agent can act on; its result
+is the text to read (a pack, an outline) plus structured data (files, levels, tokens). A bad
+argument comes back as an error result with one clear line, and the server keeps serving.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from ctxtui.mcp.tools import MAX_LIMIT, Tools
+from ctxtui.mcp.warm import WarmRepository
+from engine import EngineError
+
+INSTRUCTIONS = """\
+ctxtui ranks the files of one repository for a question and packs the right code into a
+token budget. Start with rank_files to see what matters and why; call build_pack for the
+code itself (changed=true adds the work tree's diff and pins the changed files); use
+file_outline or file_focused to look into one file cheaply. current_selection returns the
+pack the person picked by hand in the ctxtui app for this repository: prefer it when they
+say "what I selected" or "my context".\
+"""
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+
+class RankedFileOut(BaseModel):
+    """One ranked file."""
+
+    path: str = Field(description="Path relative to the repository root.")
+    score: float = Field(description="Ranking score; only order and ratios matter.")
+    tokens: int = Field(description="Tokens of the whole file.")
+    reasons: list[str] = Field(description="Why it ranks here, strongest first.")
+    pinned: bool = Field(description="Pinned by the person (always first).")
+
+
+class RankOut(BaseModel):
+    """The ranking of a question."""
+
+    question: str
+    encoding: str = Field(description="Tokenizer encoding of every token count.")
+    files: list[RankedFileOut]
+
+
+class PackedFileOut(BaseModel):
+    """One file in a pack."""
+
+    path: str
+    level: str = Field(description="full, focused or outline.")
+    tokens: int
+
+
+class PackOut(BaseModel):
+    """What a pack holds."""
+
+    format: str
+    budget: int
+    tokens: int = Field(description="Exact tokens of the pack text.")
+    over_budget: bool
+    changes_tokens: int = Field(description="Tokens of the Changes diff (0 without one).")
+    files: list[PackedFileOut]
+    notes: list[str]
+    summary: str
+    question: str | None = None
+    pinned: list[str] | None = None
+    levels: dict[str, str] | None = None
+
+
+class FileOut(BaseModel):
+    """One file rendered at a level."""
+
+    path: str
+    level: str
+    language: str
+    tokens: int
+    declarations: int
+
+
+Question = Annotated[
+    str,
+    Field(
+        description="The question or task in plain words, any length (a bug report, a "
+        "stack trace, a feature request); identifiers in it weigh most.",
+        min_length=1,
+    ),
+]
+Path_ = Annotated[
+    str,
+    Field(description="A file of the repository, relative to its root (e.g. src/app.py)."),
+]
+
+
+def build_server(root: Path, *, state_dir: Path | None = None) -> MCPServer:
+    """The MCP server for the repository at root (nothing is indexed until a call)."""
+    tools = Tools(WarmRepository(root), state_dir)
+    server = MCPServer("ctxtui", instructions=INSTRUCTIONS)
+
+    @server.tool(annotations=READ_ONLY)
+    def rank_files(
+        question: Question,
+        limit: Annotated[int, Field(description=f"How many files to return, 1-{MAX_LIMIT}.")] = 20,
+    ) -> RankOut:
+        """Rank the repository's files for a question, best first: each with its score, its
+        whole-file token cost and the reasons in words (matched words and fields,
+        declarations, import links, git recency). Cheap; call it before build_pack to
+        decide what to focus on."""
+        return RankOut.model_validate(_guard(tools.rank_files, question, limit))
+
+    @server.tool(annotations=READ_ONLY)
+    def build_pack(
+        question: Question,
+        budget: Annotated[
+            int | None,
+            Field(
+                description="Token budget of the pack (default: the repository's setting, "
+                "8000 unless set)."
+            ),
+        ] = None,
+        format: Annotated[
+            Literal["markdown", "xml", "json"] | None,
+            Field(
+                description="markdown (default unless set), xml (each file escaped in "
+                "<file>), or json."
+            ),
+        ] = None,
+        focus: Annotated[
+            list[str],
+            Field(description="Files to rank first and always include, relative paths."),
+        ] = [],  # noqa: B006 - pydantic copies defaults; the schema shows []
+        exclude: Annotated[
+            list[str],
+            Field(description="Gitignore-style patterns to leave out, e.g. ['docs/', '*.lock']."),
+        ] = [],  # noqa: B006
+        changed: Annotated[
+            bool,
+            Field(
+                description="Pin every file changed in the work tree and add their unified "
+                "diff as a 'Changes' section."
+            ),
+        ] = False,
+        base: Annotated[
+            str | None,
+            Field(
+                description="With changed=true: the branch or commit to diff against (its "
+                "merge base with HEAD); default HEAD."
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, PackOut]:
+        """Build a context pack for a question: the best code of the repository fitted to a
+        token budget, each file whole, focused on the question, or outlined. Returns the
+        pack text (exactly what `ctxtui pack` prints) and a summary of files, levels and
+        tokens."""
+        text, summary = _guard(
+            tools.build_pack, question, budget, format, focus, exclude, changed, base
+        )
+        return _text_and_data(text, summary)
+
+    @server.tool(annotations=READ_ONLY)
+    def file_outline(path: Path_) -> Annotated[CallToolResult, FileOut]:
+        """One file as an outline: its declarations' signatures and first doc sentences,
+        nested by class. A cheap look at a file's shape before asking for its code."""
+        return _text_and_data(*_guard(tools.file_outline, path))
+
+    @server.tool(annotations=READ_ONLY)
+    def file_focused(path: Path_, question: Question) -> Annotated[CallToolResult, FileOut]:
+        """One file focused on a question: its imports, the declarations that match the
+        question in full, the others as signatures, with the lines left out marked."""
+        return _text_and_data(*_guard(tools.file_focused, path, question))
+
+    @server.tool(annotations=READ_ONLY)
+    def current_selection() -> Annotated[CallToolResult, PackOut]:
+        """The pack the person built by hand in the ctxtui app for this repository: their
+        question, pinned files, chosen levels, budget and format, as the app last saved
+        them. Use it when they refer to 'my selection' or 'the context I picked'."""
+        text, summary = _guard(tools.current_selection)
+        return _text_and_data(text, summary)
+
+    return server
+
+
+def _guard(function: Any, *args: Any) -> Any:
+    """Call a tool; an engine error becomes a tool error with its one line."""
+    try:
+        return function(*args)
+    except EngineError as error:
+        raise ToolError(str(error)) from None
+    except OSError as error:
+        where = f": {error.filename}" if error.filename else ""
+        raise ToolError(f"{error.strerror or error}{where}") from None
+
+
+def _text_and_data(text: str, data: dict[str, Any]) -> CallToolResult:
+    """The text for the agent to read first, and the data for the client."""
+    content: list[ContentBlock] = [TextContent(type="text", text=text)]
+    if "summary" in data:
+        content.append(TextContent(type="text", text=f"[ctxtui] {data['summary']}"))
+    return CallToolResult(content=content, structured_content=data)
+
+
+def serve(root: Path) -> None:
+    """Serve the repository at root over stdio until the client hangs up."""
+    build_server(root).run("stdio")

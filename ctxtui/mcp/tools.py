@@ -1,0 +1,227 @@
+"""The MCP server's tools as plain methods over a warm repository.
+
+Each returns the text an agent reads and the data a client can use, or raises `ToolError`
+with one line that says what was wrong and how to ask instead; anything else is a bug and is
+reported as such by the server (which keeps running). `build_pack` and `current_selection`
+go through the very function `ctxtui pack` uses, so their text is the same to the byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from ctxtui.mcp.warm import WarmRepository
+from ctxtui.settings import pack_choices
+from ctxtui.state import MAX_BUDGET, StateStore
+from ctxtui.workspace import Choices, Workspace, build_pack, working_changes
+from ctxtui.workspace.answers import pack_summary, ranked_files
+from engine import EngineError, Format, Level, Session, UsageError, render_level
+from engine.changes import Changes
+from engine.model import Plan, Rendered
+
+MAX_LIMIT = 200
+"""Most files rank_files returns (the ranking keeps no more)."""
+
+
+class Tools:
+    """rank_files, build_pack, file_outline, file_focused and current_selection."""
+
+    def __init__(self, repository: WarmRepository, state_dir: Path | None = None) -> None:
+        self.repository = repository
+        self.state_dir = state_dir
+        """Folder of the app's saved state (None: the user state folder, as the app uses)."""
+
+    def rank_files(self, question: str, limit: int = 20) -> dict[str, Any]:
+        """The best files for a question, with scores, token costs and reasons."""
+        question = _question(question)
+        if not 1 <= limit <= MAX_LIMIT:
+            raise ToolError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
+        workspace, gate = self.repository.workspace(self.repository.settings())
+        with gate.reading():
+            ranking = workspace.rank(question, Session())
+            files = ranked_files(ranking, workspace.index, limit)
+        return {"question": question, "encoding": workspace.encoding, "files": files}
+
+    def build_pack(
+        self,
+        question: str,
+        budget: int | None = None,
+        format: str | None = None,
+        focus: list[str] | None = None,
+        exclude: list[str] | None = None,
+        changed: bool = False,
+        base: str | None = None,
+    ) -> tuple[str, dict[str, Any]]:
+        """A pack for a question: its text and a summary (files, levels, tokens)."""
+        question = _question(question)
+        settings = self.repository.settings().with_flags(
+            budget=_budget(budget), fmt=_format(format), exclude=tuple(_patterns(exclude))
+        )
+        workspace, gate = self.repository.workspace(settings)
+        changes, notice = self._changes(workspace, changed, base)
+        names = tuple(_repository_path(workspace, name) for name in focus or ())
+        choices = pack_choices(settings, changes=changes, focus=names)
+        return self._pack(workspace, gate, question, choices, notice=notice)
+
+    def file_outline(self, path: str) -> tuple[str, dict[str, Any]]:
+        """One file's outline: signatures and first doc sentences."""
+        workspace, gate = self.repository.workspace(self.repository.settings())
+        with gate.reading():
+            name = _repository_path(workspace, path)
+            return _one_file(workspace, name, Level.OUTLINE, ())
+
+    def file_focused(self, path: str, question: str) -> tuple[str, dict[str, Any]]:
+        """One file focused on a question: matching declarations whole, the rest outlined."""
+        question = _question(question)
+        workspace, gate = self.repository.workspace(self.repository.settings())
+        with gate.reading():
+            name = _repository_path(workspace, path)
+            ranking = workspace.rank(question, Session(focus=(name,)))
+            ranked = next(f for f in ranking.files if f.path == name)
+            return _one_file(workspace, name, Level.FOCUSED, ranked.matched_declarations)
+
+    def current_selection(self) -> tuple[str, dict[str, Any]]:
+        """The pack the person built in the app for this repository, as it saved it."""
+        store = StateStore(self.repository.root, self.state_dir)
+        if not store.path.is_file():
+            raise ToolError(
+                f"No selection saved for {self.repository.root}: the person has not opened it "
+                "in the ctxtui app yet. Use build_pack with a question instead."
+            )
+        state, problem = store.load()
+        if problem:
+            raise ToolError(problem)
+        settings = self.repository.settings()
+        workspace, gate = self.repository.workspace(settings, encoding=state.encoding)
+        changes, notice = self._changes(workspace, state.changed, None)
+        choices = Choices(
+            pinned=state.pinned,
+            overrides=dict(state.overrides),
+            budget=state.budget,
+            fmt=state.fmt,
+            changes=changes,
+            line_numbers=settings.line_numbers,
+        )
+        text, summary = self._pack(
+            workspace, gate, state.query, choices, notice=notice, complete=False
+        )
+        summary["question"] = state.query
+        summary["pinned"] = sorted(state.pinned)
+        summary["levels"] = {path: level.value for path, level in sorted(state.overrides.items())}
+        return text, summary
+
+    # ------------------------------------------------------------------ helpers
+
+    def _changes(
+        self, workspace: Workspace, changed: bool, base: str | None
+    ) -> tuple[Changes | None, str]:
+        if not changed:
+            if base:
+                raise ToolError("base is only used with changed=true")
+            return None, ""
+        try:
+            return working_changes(workspace.root, base or None)
+        except UsageError as error:
+            raise ToolError(str(error)) from None
+
+    def _pack(
+        self,
+        workspace: Workspace,
+        gate: Any,
+        question: str,
+        choices: Choices,
+        *,
+        notice: str,
+        complete: bool = True,
+    ) -> tuple[str, dict[str, Any]]:
+        try:
+            _ranking, plan, rendered = build_pack(
+                workspace, gate, question, choices, complete=complete
+            )
+        except EngineError as error:
+            raise ToolError(str(error)) from None
+        summary = pack_summary(plan, rendered)
+        summary["notes"] = [*([notice] if notice else []), *plan.notes]
+        summary["summary"] = summary_line(plan, rendered)
+        return rendered.text, summary
+
+
+def summary_line(plan: Plan, rendered: Rendered) -> str:
+    """One line about a pack for the agent reading it."""
+    return (
+        f"{rendered.files} files, {rendered.tokens:,} of {plan.budget:,} tokens, "
+        f"{rendered.fmt.value}"
+    )
+
+
+def _question(question: str) -> str:
+    if not question.strip():
+        raise ToolError("question is empty: say what the code should answer")
+    return question
+
+
+def _budget(budget: int | None) -> int | None:
+    if budget is not None and not 1 <= budget <= MAX_BUDGET:
+        raise ToolError(f"budget must be between 1 and {MAX_BUDGET:,} tokens (got {budget})")
+    return budget
+
+
+def _format(name: str | None) -> Format | None:
+    if name is None:
+        return None
+    try:
+        return Format(name)
+    except ValueError:
+        choices = ", ".join(f.value for f in Format)
+        raise ToolError(f"unknown format {name!r}: use one of {choices}") from None
+
+
+def _patterns(patterns: list[str] | None) -> list[str]:
+    cleaned = [p for p in patterns or () if p.strip()]
+    if len(cleaned) != len(patterns or ()):
+        raise ToolError("exclude patterns must not be empty")
+    return cleaned
+
+
+def _repository_path(workspace: Workspace, name: str) -> str:
+    """A path an agent gave, as the index's relative POSIX path; ToolError when it is not one."""
+    root = workspace.root
+    candidate = Path(name)
+    if candidate.is_absolute():
+        try:
+            name = candidate.resolve().relative_to(root).as_posix()
+        except ValueError:
+            raise ToolError(f"{name} is outside the repository {root}") from None
+    posix = PurePosixPath(name.replace("\\", "/"))
+    if ".." in posix.parts:
+        raise ToolError(f"{name} is outside the repository {root}")
+    relative = posix.as_posix().removeprefix("./")
+    index = workspace.index
+    if relative in index.path_ids:
+        return relative
+    skipped = next((s for s in index.skipped if s.path == relative), None)
+    if skipped is not None:
+        raise ToolError(f"{relative} is not indexed ({skipped.reason.value})")
+    raise ToolError(f"{relative}: no such file in the repository (paths are relative to {root})")
+
+
+def _one_file(
+    workspace: Workspace, path: str, level: Level, matched: tuple[int, ...]
+) -> tuple[str, dict[str, Any]]:
+    index = workspace.index
+    parsed = index.files[index.path_ids[path]]
+    try:
+        text = workspace.read_text(path)
+    except OSError as error:
+        raise ToolError(f"{path} could not be read: {error.strerror or error}") from None
+    content = render_level(parsed, text, level, matched)
+    return content, {
+        "path": path,
+        "level": level.value,
+        "language": parsed.language,
+        "tokens": workspace.tokenizer.count(content),
+        "declarations": len(parsed.declarations),
+    }

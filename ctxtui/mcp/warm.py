@@ -1,0 +1,93 @@
+"""The MCP server's memory of one repository: its settings and warm workspaces.
+
+Each call asks for the workspace it needs (encoding and excludes, from the settings and the
+call's arguments); one already open is stat-checked first, so files changed on disk since the
+last call are re-indexed before it is answered. A few workspaces stay open at once, the least
+recently used closed first. Settings files are read again whenever one of them changes.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from ctxtui.settings import (
+    Settings,
+    load_settings,
+    repository_settings_path,
+    scan_options,
+    tuning,
+    user_settings_path,
+)
+from ctxtui.workspace import ReadWriteGate, Tuning, Workspace, refresh_job
+
+KEPT_WORKSPACES = 3
+"""Workspaces kept open at once (one per encoding and exclude set asked for)."""
+
+_Key = tuple[str, tuple[str, ...], tuple[str, ...], Tuning]
+
+
+class WarmRepository:
+    """Settings and open workspaces of one repository, shared by the server's tool calls."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).expanduser().resolve()
+        """The repository folder served."""
+        self._lock = threading.Lock()
+        self._open: OrderedDict[_Key, tuple[Workspace, ReadWriteGate]] = OrderedDict()
+        self._settings: Settings | None = None
+        self._settings_stamp: tuple[object, ...] = ()
+
+    def settings(self) -> Settings:
+        """The settings now in force (read again when a settings file changed)."""
+        stamp = tuple(_stamp(path) for path in self._settings_files())
+        with self._lock:
+            if self._settings is None or stamp != self._settings_stamp:
+                self._settings = load_settings(self.root)
+                self._settings_stamp = stamp
+                for problem in self._settings.problems:
+                    print(f"ctxtui mcp: {problem}", file=sys.stderr)
+            return self._settings
+
+    def workspace(
+        self, settings: Settings, *, encoding: str | None = None
+    ) -> tuple[Workspace, ReadWriteGate]:
+        """A warm workspace for these settings, refreshed from disk (stat check) first."""
+        key: _Key = (
+            encoding or settings.encoding,
+            settings.exclude,
+            settings.include,
+            tuning(settings),
+        )
+        with self._lock:
+            found = self._open.get(key)
+            if found is not None:
+                self._open.move_to_end(key)
+        if found is not None:
+            refresh_job(*found)
+            return found
+        workspace = Workspace.open(
+            self.root, encoding=key[0], options=scan_options(settings), tuning=key[3]
+        )
+        if workspace.report.cache_notice:
+            print(f"ctxtui mcp: {workspace.report.cache_notice}", file=sys.stderr)
+        opened = (workspace, ReadWriteGate())
+        with self._lock:
+            self._open[key] = opened
+            while len(self._open) > KEPT_WORKSPACES:
+                self._open.popitem(last=False)
+        return opened
+
+    def _settings_files(self) -> tuple[Path, ...]:
+        repository = repository_settings_path(self.root)
+        return (user_settings_path(), *((repository,) if repository else ()))
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (str(path), -1, -1)
+    return (str(path), stat.st_mtime_ns, stat.st_size)

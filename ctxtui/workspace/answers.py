@@ -1,0 +1,68 @@
+"""Rankings and packs as plain JSON-able data, worded the same for every front-end.
+
+`ctxtui rank --json` and the MCP server's rank_files print the same records; the reasons are
+data in the engine and words here ("session in names", "imports: app/db.py").
+"""
+
+from __future__ import annotations
+
+from engine.model import Index, Plan, Ranking, Reason, ReasonKind, Rendered, printable
+
+
+def reason_text(reason: Reason) -> str:
+    """One reason in words: a matched word as is, anything else after its kind."""
+    if reason.kind is ReasonKind.WORD:
+        return reason.detail
+    return f"{reason.kind.value}: {reason.detail}"
+
+
+def ranking_to_json(ranking: Ranking, limit: int) -> list[dict[str, object]]:
+    """The `rank --json` list: path, score and reasons, best first."""
+    return [
+        {
+            "path": printable(f.path),  # JSON must be valid Unicode
+            "score": round(f.score, 6),
+            "reasons": [
+                {
+                    "kind": r.kind.value,
+                    "detail": r.detail,
+                    "fields": list(r.fields),
+                    "share": r.share,
+                }
+                for r in f.reasons
+            ],
+            "pinned": f.pinned,
+            "focused": f.focused,
+        }
+        for f in ranking.files[:limit]
+    ]
+
+
+def ranked_files(ranking: Ranking, index: Index, limit: int) -> list[dict[str, object]]:
+    """The best files with their whole-file token cost and their reasons in words."""
+    return [
+        {
+            "path": printable(f.path),
+            "score": round(f.score, 6),
+            "tokens": index.files[f.file_id].tokens,
+            "reasons": [reason_text(r) for r in f.reasons],
+            "pinned": f.pinned,
+        }
+        for f in ranking.files[:limit]
+    ]
+
+
+def pack_summary(plan: Plan, rendered: Rendered) -> dict[str, object]:
+    """What a pack holds: each file's level and tokens, the totals, the planner's notes."""
+    return {
+        "format": rendered.fmt.value,
+        "budget": plan.budget,
+        "tokens": rendered.tokens,
+        "over_budget": plan.over_budget or rendered.tokens > plan.budget,
+        "changes_tokens": plan.changes_tokens,
+        "files": [
+            {"path": printable(e.path), "level": e.level.value, "tokens": e.tokens}
+            for e in plan.entries
+        ],
+        "notes": list(plan.notes),
+    }

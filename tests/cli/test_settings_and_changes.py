@@ -1,0 +1,187 @@
+"""Settings files, `ctxtui config`, `ctxtui pack --changed` and `ctxtui mcp`'s bad folders,
+through the real entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+
+from ctxtui.cli import main
+from ctxtui.settings import load_settings
+from engine.roles import Role
+
+FILES = {
+    "shop/cart.py": "def add_to_cart(cart, item):\n    cart.append(item)\n    return cart\n",
+    "shop/pay.py": "from shop.cart import add_to_cart\n\n\ndef pay(cart):\n    return sum(cart)\n",
+    "tests/test_cart.py": "from shop.cart import add_to_cart\n\n\ndef test_add_to_cart():\n"
+    "    assert add_to_cart([], 1) == [1]\n",
+    "docs/cart.md": "# Cart\n\nadd_to_cart adds an item to the cart.\n",
+}
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "shop", FILES, git=True)
+
+
+def user_file(text: str) -> Path:
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "ctxtui" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_precedence_is_flags_then_repository_then_user_then_defaults(shop: Path) -> None:
+    user_file('budget = 9000\nformat = "xml"\nencoding = "cl100k_base"\nexclude = ["*.log"]\n')
+    (shop / ".ctxtui.toml").write_text('budget = 3000\nexclude = ["docs/"]\n')
+    settings = load_settings(shop)
+    assert (settings.budget, settings.fmt.value, settings.encoding) == (3000, "xml", "cl100k_base")
+    assert settings.exclude == ("*.log", "docs/")
+    assert settings.source("budget") == str(shop / ".ctxtui.toml")
+    assert settings.source("fmt").endswith("config.toml")
+    assert settings.source("line_numbers") == "default"
+    flagged = settings.with_flags(budget=1200, exclude=("tests/",))
+    assert flagged.budget == 1200 and flagged.source("budget") == "command line"
+    assert flagged.exclude == ("*.log", "docs/", "tests/")
+
+
+def test_a_broken_file_is_reported_with_its_line_and_ignored(shop: Path) -> None:
+    (shop / ".ctxtui.toml").write_text('budget = 3000\nformat = "xml\n')
+    settings = load_settings(shop)
+    assert settings.budget == 8000  # the whole file is ignored
+    assert len(settings.problems) == 1
+    assert settings.problems[0].startswith(f"{shop / '.ctxtui.toml'}:2: not valid TOML")
+
+
+def test_a_bad_value_is_reported_with_its_line_and_only_that_key_ignored(shop: Path) -> None:
+    (shop / ".ctxtui.toml").write_text(
+        'budget = 3000\n\nformat = "yaml"\nbudgte = 1\n[ranking]\ntests = "maybe"\n'
+    )
+    settings = load_settings(shop)
+    assert settings.budget == 3000 and settings.fmt.value == "markdown"
+    assert [p.split(": ", 1)[0].rsplit(":", 1)[1] for p in settings.problems] == ["3", "4", "5"]
+    assert "format must be one of markdown, xml, json; ignored" in settings.problems[0]
+    assert "unknown setting 'budgte'" in settings.problems[1]
+
+
+def test_ranking_settings_turn_tests_on_or_off(shop: Path) -> None:
+    question = "add_to_cart"
+    (shop / ".ctxtui.toml").write_text("[ranking]\ntests = false\ndocs = 1\n")
+    weights = load_settings(shop).weights
+    assert dict(weights.priors)[Role.TEST] == 0.0 and dict(weights.priors)[Role.DOC] == 1.0
+    off = _ranked(shop, question)
+    assert "tests/test_cart.py" not in off
+    (shop / ".ctxtui.toml").write_text("[ranking]\ntests = true\n")
+    assert "tests/test_cart.py" in _ranked(shop, question)
+
+
+def _ranked(root: Path, question: str) -> list[str]:
+    import io
+    from contextlib import redirect_stdout
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["rank", question, str(root), "--json", "--no-cache"]) == 0
+    return [item["path"] for item in json.loads(out.getvalue())]
+
+
+def test_pack_uses_the_settings_and_flags_override_them(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (shop / ".ctxtui.toml").write_text(
+        'format = "xml"\nbudget = 1000\ninstructions = "Answer in French."\ninclude = ["shop/"]\n'
+    )
+    assert main(["pack", "pay the cart", str(shop)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('<context query="pay the cart" root="shop" budget="1000"')
+    assert "<instructions>\nAnswer in French.\n</instructions>" in out
+    assert 'path="tests/test_cart.py"' not in out and 'path="docs/cart.md"' not in out
+    assert main(["pack", "pay the cart", str(shop), "--format", "json", "-b", "2000"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["budget"] == 2000 and document["instructions"] == "Answer in French."
+
+
+def test_config_prints_each_setting_and_where_it_came_from(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    user = user_file("budget = 9000\n")
+    (shop / ".ctxtui.toml").write_text('format = "json"\n[ranking]\ntests = false\n')
+    assert main(["config", str(shop)]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    assert lines["budget"].split()[1:] == ["9000", str(user)]
+    assert lines["format"].split()[1:] == ['"json"', str(shop / ".ctxtui.toml")]
+    assert lines["encoding"].split()[1:] == ['"o200k_base"', "default"]
+    assert lines["ranking.tests"].split()[1:] == ["0.0", str(shop / ".ctxtui.toml")]
+    assert "flags > repository file > user file > defaults" in out
+    assert main(["config", str(shop), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["settings"]["budget"] == {"value": 9000, "source": str(user)}
+
+
+def test_config_reports_a_broken_file_on_stderr(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (shop / ".ctxtui.toml").write_text("budget = = 3\n")
+    assert main(["config", str(shop)]) == 0
+    captured = capsys.readouterr()
+    assert "ctxtui: " in captured.err and ".ctxtui.toml:1: not valid TOML" in captured.err
+    assert "budget" in captured.out
+
+
+def test_pack_changed_pins_the_changes_and_adds_their_diff(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (shop / "shop" / "pay.py").write_text(
+        FILES["shop/pay.py"] + "\n\ndef refund(cart):\n    pass\n"
+    )
+    (shop / "shop" / "coupon.py").write_text("def coupon():\n    return 5\n")
+    assert main(["pack", "add to cart", str(shop), "--changed", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [f["path"] for f in document["changes"]["files"]] == ["shop/coupon.py", "shop/pay.py"]
+    pinned = {f["path"] for f in document["files"] if f["pinned"]}
+    assert pinned == {"shop/coupon.py", "shop/pay.py"}
+    assert "+def refund(cart):" in document["changes"]["diff"]
+
+
+def test_pack_changed_with_a_base_branch(shop: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    subprocess.run(["git", "checkout", "-q", "-b", "work"], cwd=shop, check=True)
+    (shop / "shop" / "cart.py").write_text(FILES["shop/cart.py"] + "# reviewed\n")
+    subprocess.run(["git", "commit", "-qam", "review"], cwd=shop, check=True)
+    assert main(["pack", "cart", str(shop), "--changed=main"]) == 0
+    out = capsys.readouterr().out
+    assert "against main · 1 file changed" in out and "+# reviewed" in out
+
+
+def test_pack_changed_says_so_when_there_is_nothing_to_add(
+    shop: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["pack", "cart", str(shop), "--changed"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1
+    assert "ctxtui: no changes against HEAD: packing without changes" in captured.err
+    assert "## Changes" not in captured.out
+    plain = make_repo(tmp_path / "plain", {"a.py": "def cart():\n    pass\n"})
+    assert main(["pack", "cart", str(plain), "--changed"]) == 0
+    assert "is not in a git work tree: packing without changes" in capsys.readouterr().err
+
+
+def test_pack_changed_with_an_unknown_base_is_bad_usage(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["pack", "cart", str(shop), "--changed", "nowhere"]) == 2
+    assert capsys.readouterr().err == (
+        "ctxtui: --changed: unknown base 'nowhere': not a branch or commit\n"
+    )
+
+
+def test_mcp_on_a_missing_folder_fails_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["mcp", str(tmp_path / "nowhere")]) == 1
+    assert capsys.readouterr().err == f"ctxtui: no such folder: {tmp_path / 'nowhere'}\n"

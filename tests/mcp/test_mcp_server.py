@@ -1,0 +1,304 @@
+"""`ctxtui mcp`: the real server in a subprocess, driven over stdio by the MCP SDK's client.
+
+One server serves the whole module (starting it costs seconds: the SDK is heavy to import);
+each test states what it needs of the repository and the saved app state itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from conftest import make_repo
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult, TextContent
+
+from ctxtui.cli import main
+from ctxtui.state import RepoState, StateStore
+from engine.model import Format, Level
+
+T = TypeVar("T")
+
+AUTH = (
+    '"""Sessions and logins."""\n\n\n'
+    "def login(user: str, password: str) -> bool:\n"
+    '    """Check a password and open a session."""\n'
+    "    return check_password(user, password) and open_session(user)\n\n\n"
+    "def check_password(user: str, password: str) -> bool:\n"
+    "    return password == 'secret-' + user\n\n\n"
+    "def open_session(user: str) -> bool:\n"
+    "    return True\n"
+)
+FILES = {
+    "app/auth.py": AUTH,
+    "app/views.py": "from app.auth import login\n\n\ndef login_view(request):\n"
+    "    return login(request.user, request.password)\n",
+    "app/models.py": "class User:\n    name: str\n    email: str\n",
+    "docs/guide.md": "# Guide\n\nHow login works: call login with a password.\n",
+    "README.md": "# demo\n",
+}
+
+
+class McpSession:
+    """A client session held open by one task in a background event loop."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.params = StdioServerParameters(
+            command=sys.executable, args=["-m", "ctxtui", "mcp", str(root)], env=env
+        )
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.ready = threading.Event()
+        self.client: Client | None = None
+        self.closing: asyncio.Event | None = None
+        self.main = asyncio.run_coroutine_threadsafe(self._hold(), self.loop)
+        if not self.ready.wait(timeout=180):
+            raise TimeoutError("the MCP server did not start")
+        if self.main.done():
+            self.main.result()
+
+    async def _hold(self) -> None:
+        self.closing = asyncio.Event()
+        try:
+            async with Client(self.params, read_timeout_seconds=120) as client:
+                self.client = client
+                self.ready.set()
+                await self.closing.wait()
+        finally:
+            self.ready.set()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=180)
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+        assert self.client is not None
+        return self.run(self.client.call_tool(name, arguments or {}))
+
+    def close(self) -> None:
+        assert self.closing is not None
+        self.loop.call_soon_threadsafe(self.closing.set)
+        self.main.result(timeout=60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mcp-home")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_repo(tmp_path_factory.mktemp("mcp") / "demo", FILES, git=True)
+
+
+@pytest.fixture(scope="module")
+def server(repo: Path, home: Path) -> Iterator[McpSession]:
+    env = {**os.environ, **_xdg(home)}
+    session = McpSession(repo, env)
+    yield session
+    session.close()
+
+
+@pytest.fixture(autouse=True)
+def same_dirs_as_the_server(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI run in this process reads the same settings and state folders as the server."""
+    for name, value in _xdg(home).items():
+        monkeypatch.setenv(name, value)
+
+
+XDG = ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME")
+
+
+def _xdg(home: Path) -> dict[str, str]:
+    return {name: str(home / name.lower()) for name in XDG}
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def text_of(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def test_the_five_tools_are_listed_with_described_arguments(server: McpSession) -> None:
+    assert server.client is not None
+    tools = {tool.name: tool for tool in server.run(server.client.list_tools()).tools}
+    assert set(tools) == {
+        "rank_files",
+        "build_pack",
+        "file_outline",
+        "file_focused",
+        "current_selection",
+    }
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 60
+        for name, schema in tool.input_schema.get("properties", {}).items():
+            assert schema.get("description"), f"{tool.name}.{name} has no description"
+    pack_args = tools["build_pack"].input_schema["properties"]
+    assert set(pack_args) == {"question", "budget", "format", "focus", "exclude", "changed", "base"}
+    assert "xml" in json.dumps(pack_args["format"])
+    assert tools["build_pack"].input_schema["required"] == ["question"]
+    assert tools["build_pack"].output_schema is not None
+
+
+def test_build_pack_is_byte_identical_to_ctxtui_pack(
+    server: McpSession, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "how does login check the password"
+    result = server.call("build_pack", {"question": question})
+    assert not result.is_error
+    assert text_of(result) == cli(capsys, "pack", question, str(repo))
+    summary = result.structured_content
+    assert summary is not None
+    assert summary["files"][0]["path"] == "app/auth.py"
+    assert summary["format"] == "markdown" and summary["budget"] == 8000
+
+
+def test_build_pack_with_every_argument_matches_the_same_flags(
+    server: McpSession, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = {
+        "question": "login view",
+        "budget": 600,
+        "format": "xml",
+        "focus": ["app/models.py"],
+        "exclude": ["docs/"],
+    }
+    result = server.call("build_pack", arguments)
+    expected = cli(
+        capsys, "pack", "login view", str(repo), "-b", "600", "--format", "xml",
+        "--focus", "app/models.py", "--exclude", "docs/",
+    )  # fmt: skip
+    assert text_of(result) == expected
+    assert "docs/guide.md" not in expected and 'path="app/models.py"' in expected
+
+
+def test_build_pack_changed_pins_the_changes_like_the_cli(
+    server: McpSession, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    views = repo / "app" / "views.py"
+    original = views.read_text()
+    views.write_text(original + "\n\ndef logout_view(request):\n    return None\n")
+    try:
+        result = server.call("build_pack", {"question": "user email", "changed": True})
+        expected = cli(capsys, "pack", "user email", str(repo), "--changed")
+    finally:
+        views.write_text(original)
+    assert text_of(result) == expected
+    assert "## Changes" in expected and "+def logout_view(request):" in expected
+    assert result.structured_content is not None
+    assert result.structured_content["changes_tokens"] > 0
+
+
+def test_rank_files_gives_paths_costs_and_reasons_in_the_cli_order(
+    server: McpSession, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = server.call("rank_files", {"question": "login password", "limit": 3})
+    assert not result.is_error and result.structured_content is not None
+    files = result.structured_content["files"]
+    ranked = json.loads(cli(capsys, "rank", "login password", str(repo), "--json", "--limit", "3"))
+    assert [f["path"] for f in files] == [r["path"] for r in ranked]
+    assert files[0]["path"] == "app/auth.py"
+    assert files[0]["tokens"] > 0
+    assert "declaration: login" in files[0]["reasons"]
+
+
+def test_file_outline_and_file_focused_return_one_file_at_that_level(
+    server: McpSession,
+) -> None:
+    outline = server.call("file_outline", {"path": "app/auth.py"})
+    assert not outline.is_error
+    assert "def login(user: str, password: str) -> bool:" in text_of(outline)
+    assert "return check_password" not in text_of(outline)
+    assert outline.structured_content is not None
+    assert outline.structured_content["level"] == "outline"
+
+    focused = server.call("file_focused", {"path": "app/auth.py", "question": "open_session"})
+    assert not focused.is_error
+    assert "    return True" in text_of(focused)  # the matching declaration, whole
+    assert "return check_password" not in text_of(focused)  # the others as signatures
+
+
+def test_current_selection_is_the_pack_the_person_built_in_the_app(
+    server: McpSession, repo: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = StateStore(repo, home / "xdg_state_home" / "ctxtui")
+    state = RepoState(
+        pinned=frozenset({"app/models.py"}),
+        overrides={"app/views.py": Level.OUTLINE},
+        budget=1500,
+        fmt=Format.JSON,
+        query="login password",
+    )
+    store.save(state)
+    try:
+        result = server.call("current_selection")
+    finally:
+        store.path.unlink()
+    assert not result.is_error
+    document = json.loads(text_of(result))
+    assert document["query"] == "login password" and document["budget"] == 1500
+    levels = {f["path"]: (f["level"], f["pinned"]) for f in document["files"]}
+    assert levels["app/models.py"][1] is True
+    assert levels["app/views.py"][0] == "outline"
+    summary = result.structured_content
+    assert summary is not None
+    assert summary["pinned"] == ["app/models.py"]
+    assert summary["levels"] == {"app/views.py": "outline"}
+
+
+def test_current_selection_without_a_saved_selection_says_how_to_make_one(
+    server: McpSession,
+) -> None:
+    result = server.call("current_selection")
+    assert result.is_error
+    assert "No selection saved" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("build_pack", {"question": "login", "budget": 0}, "budget must be between 1"),
+        ("build_pack", {"question": "login", "format": "yaml"}, "'markdown', 'xml' or 'json'"),
+        ("build_pack", {"question": "login", "focus": ["../etc/passwd"]}, "outside the repo"),
+        ("build_pack", {"question": "login", "changed": True, "base": "nope"}, "unknown base"),
+        ("build_pack", {"question": "  "}, "question is empty"),
+        ("file_outline", {"path": "/etc/passwd"}, "outside the repository"),
+        ("file_outline", {"path": "app/missing.py"}, "no such file"),
+        ("file_focused", {"path": "app/auth.py"}, "question"),
+        ("rank_files", {"question": "login", "limit": 0}, "limit must be between 1"),
+        ("no_such_tool", {}, "no_such_tool"),
+    ],
+)
+def test_bad_arguments_get_a_clear_error_and_the_server_keeps_serving(
+    server: McpSession, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    result = server.call(tool, arguments)
+    assert result.is_error
+    assert message in text_of(result)
+    assert not server.call("rank_files", {"question": "login"}).is_error
+
+
+def test_a_file_changed_on_disk_is_seen_by_the_next_call(server: McpSession, repo: Path) -> None:
+    added = repo / "app" / "billing.py"
+    added.write_text("def refund_invoice(invoice_id: int) -> None:\n    pass\n")
+    try:
+        result = server.call("rank_files", {"question": "refund invoice"})
+    finally:
+        added.unlink()
+    assert result.structured_content is not None
+    assert result.structured_content["files"][0]["path"] == "app/billing.py"
