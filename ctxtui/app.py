@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -19,7 +19,8 @@ from ctxtui.clipboard import ClipboardBackend, PyperclipBackend
 from ctxtui.commands import CtxtuiCommands, key_rows
 from ctxtui.screens.help import HelpScreen
 from ctxtui.screens.main import MainScreen, Services
-from ctxtui.state import StateStore
+from ctxtui.settings import Settings, load_settings, scan_options, tuning
+from ctxtui.state import RepoState, StateStore
 from ctxtui.workspace import Workspace, WorkspaceAPI, WorkspaceFactory
 
 
@@ -85,8 +86,15 @@ def start_resource_tracker() -> None:
         return
 
 
-def _open_workspace(root: Path, **options: object) -> WorkspaceAPI:
-    return Workspace.open(root, **options)  # type: ignore[arg-type, return-value]
+def _opener(settings: Settings) -> WorkspaceFactory:
+    """Open the workspace with the repository's settings (what it lists, how it ranks)."""
+
+    def open_workspace(root: Path, **options: Any) -> WorkspaceAPI:
+        return Workspace.open(
+            root, options=scan_options(settings), tuning=tuning(settings), **options
+        )
+
+    return open_workspace
 
 
 def make_app(
@@ -108,11 +116,15 @@ def make_app(
     """
     root = Path(root).expanduser().absolute()
     start_resource_tracker()
+    settings = load_settings(root)
+    defaults = RepoState(budget=settings.budget, fmt=settings.fmt, encoding=settings.encoding)
     services = Services(
         root=root,
-        factory=workspace_factory or _open_workspace,
-        store=StateStore(root, state_dir),
+        factory=workspace_factory or _opener(settings),
+        store=StateStore(root, state_dir, defaults),
         backend=clipboard if clipboard is not None else PyperclipBackend(),
         cache_dir=cache_dir,
+        notices=settings.problems,
+        line_numbers=settings.line_numbers,
     )
     return CtxtuiApp(services)

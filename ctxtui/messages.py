@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from engine.changes import Changes
 from engine.model import Plan, Progress, Ranking, Rendered
 
 if TYPE_CHECKING:
@@ -125,3 +126,14 @@ class WorkspaceRefreshed(Message):
         """True when files were re-indexed."""
         self.automatic = automatic
         """True for the check made while ranking; False when the user pressed r."""
+
+
+class ChangesRead(Message):
+    """Git answered: the work tree's changes, or a notice why there are none to pack."""
+
+    def __init__(self, changes: Changes | None, notice: str) -> None:
+        super().__init__()
+        self.changes = changes
+        """The changes; None outside git or when nothing changed."""
+        self.notice = notice
+        """One line saying why there are none; empty when there are."""

@@ -20,6 +20,7 @@ from ctxtui.workspace import (
     pack_job,
     rank_and_plan,
     refresh_job,
+    working_changes,
 )
 from engine.model import PlanEntry
 
@@ -40,6 +41,7 @@ __all__ = [
     "preview_job",
     "rank_job",
     "refresh_job",
+    "working_changes",
 ]
 
 

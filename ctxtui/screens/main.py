@@ -15,7 +15,14 @@ from textual import on, work
 from textual.binding import Binding, BindingType
 
 from ctxtui import clipboard
-from ctxtui.messages import Answer, PackDelivered, PackSaved, WorkspaceOpened, WorkspaceRefreshed
+from ctxtui.messages import (
+    Answer,
+    ChangesRead,
+    PackDelivered,
+    PackSaved,
+    WorkspaceOpened,
+    WorkspaceRefreshed,
+)
 from ctxtui.screens import jobs
 from ctxtui.screens.prompt import PromptScreen
 from ctxtui.screens.ranking import RankingScreen, Services
@@ -45,6 +52,9 @@ def budget_problem(text: str) -> str:
 
 class MainScreen(RankingScreen):
     """Ask, rank, choose levels and pins, watch the budget, copy."""
+
+    _announce_changes = False
+    """The next changes read answer a press of `d`: say what they hold."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -109,6 +119,13 @@ class MainScreen(RankingScreen):
             "Format",
             tooltip="Cycle the pack format: Markdown, XML, JSON",
             id="cycle-format",
+        ),
+        Binding(
+            "d",
+            "toggle_changes",
+            "Changes",
+            tooltip="Pack the work tree's changes: changed files pinned, their diff added",
+            id="toggle-changes",
         ),
         Binding(
             "e",
@@ -183,6 +200,55 @@ class MainScreen(RankingScreen):
 
     def watch_encoding(self) -> None:
         self.save_state()
+
+    def action_toggle_changes(self) -> None:
+        """Pack the work tree's changes, or stop packing them."""
+        self._announce_changes = not self.changed
+        self.changed = not self.changed
+        if not self.changed:
+            self.notify("Changes no longer packed.", title="Changes", timeout=2)
+
+    # ------------------------------------------------------------------ changes
+
+    def watch_changed(self, changed: bool) -> None:
+        self.save_state()
+        if changed:
+            self.request_changes()
+        else:
+            self.changes = None
+            self.query_one(FileList).changed = {}
+            self.request_rank()
+
+    def request_changes(self) -> None:
+        """Read the work tree's changes again (after a toggle, an open or a refresh)."""
+        if self.workspace is not None and self.changed:
+            self.run_read_changes(self.workspace.root)
+
+    @work(thread=True, exclusive=True, group="changes", exit_on_error=False)
+    def run_read_changes(self, root: Path) -> None:
+        """Ask git for the changes in a thread."""
+        changes, notice = jobs.working_changes(root)
+        self.post_message(ChangesRead(changes, notice))
+
+    @on(ChangesRead)
+    def show_changes(self, message: ChangesRead) -> None:
+        if not self.changed:
+            return  # toggled off while git was asked
+        announce, self._announce_changes = self._announce_changes, False
+        if announce and message.changes is None:
+            self.notify(message.notice, title="Changes", timeout=4)
+        elif announce and message.changes is not None:
+            count = len(message.changes.files)
+            self.notify(
+                f"Packing {count} changed file{'' if count == 1 else 's'} and their diff "
+                f"against {message.changes.base}.",
+                title="Changes",
+                timeout=3,
+            )
+        self.changes = message.changes
+        files = message.changes.files if message.changes is not None else ()
+        self.query_one(FileList).changed = {f.path: f.status.value for f in files}
+        self.request_rank()
 
     # ------------------------------------------------------------------ focus
 

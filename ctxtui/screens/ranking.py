@@ -4,7 +4,9 @@ Every change (a keystroke, a level, a pin, the budget, the format) becomes one r
 a new generation number; a thread worker ranks and plans on frozen inputs and posts the answer,
 and answers of older generations are dropped. A second worker renders the exact pack for the
 meter and the list, a third the preview. Widgets only draw what this screen hands them; the
-keys live in `MainScreen`, the subclass.
+keys live in `MainScreen`, the subclass. It stays whole past 400 lines because the request,
+worker and answer of each of the three renderings (ranking, exact pack, preview) belong
+together; splitting them apart would scatter one flow over modules.
 """
 
 from __future__ import annotations
@@ -42,14 +44,16 @@ from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.preview import Preview, words_to_mark
 from ctxtui.widgets.query_bar import QueryBar
+from engine.changes import Changes
 from engine.model import Format, Level, Plan, PlanEntry, Progress, Rendered, printable
 
 REFRESH_INTERVAL = 1.0
 """Seconds between stat checks for changed files made while ranking."""
 PACK_PAUSE = 0.1
 """Seconds without a new ranking before the exact pack is rendered."""
-WIDE_FOOTER = 110
-"""Below this many columns the footer drops the spaces between its keys."""
+WIDE_FOOTER = 130
+"""Below this many columns the footer drops the spaces between its keys (at 120 the list's
+keys, `d` and quit and help then still fit)."""
 NO_MATCH_PAUSE = 1.5
 """Seconds a question must match nothing before a notification says so."""
 
@@ -63,6 +67,10 @@ class Services:
     store: StateStore
     backend: clipboard.ClipboardBackend | None
     cache_dir: Path | None = None
+    notices: tuple[str, ...] = ()
+    """Problems found in the settings files, shown once the screen is up."""
+    line_numbers: bool = False
+    """Number the lines of packed files (a setting)."""
 
 
 class RankingScreen(Screen[None]):
@@ -90,6 +98,8 @@ class RankingScreen(Screen[None]):
     """Levels the user chose per file."""
     ready: reactive[bool] = reactive(False)
     """The workspace is open."""
+    changed: reactive[bool] = reactive(False, init=False)
+    """The work tree's changes are packed: changed files pinned, their diff a section."""
 
     def __init__(self, services: Services) -> None:
         super().__init__()
@@ -108,6 +118,8 @@ class RankingScreen(Screen[None]):
         self._was_over_budget = False
         self._no_match_timer: Timer | None = None
         self._pack_timer: Timer | None = None
+        self.changes: Changes | None = None
+        """The changes read while `changed` is on; None when off or there are none."""
         state, self._state_notice = services.store.load()
         self.set_reactive(RankingScreen.query_text, state.query)
         self.set_reactive(RankingScreen.budget, state.budget)
@@ -115,6 +127,7 @@ class RankingScreen(Screen[None]):
         self.set_reactive(RankingScreen.encoding, state.encoding)
         self.set_reactive(RankingScreen.pinned, state.pinned)
         self.set_reactive(RankingScreen.overrides, dict(state.overrides))
+        self.set_reactive(RankingScreen.changed, state.changed)
 
     # ------------------------------------------------------------------ layout
 
@@ -138,6 +151,8 @@ class RankingScreen(Screen[None]):
         self.query_one(FileList).border_title = "Files"
         if self._state_notice:
             self.notify(self._state_notice, title="Saved state", severity="warning", timeout=10)
+        for problem in self.services.notices:
+            self.notify(problem, title="Settings", severity="warning", timeout=10)
         # after the first frame: the import and cache load would compete with it for the GIL
         self.call_after_refresh(self.open_workspace, self.encoding)
 
@@ -169,7 +184,13 @@ class RankingScreen(Screen[None]):
     def save_state(self) -> None:
         """Write pins, levels, budget, format, encoding and the question for the next start."""
         state = RepoState(
-            self.pinned, dict(self.overrides), self.budget, self.fmt, self.encoding, self.query_text
+            self.pinned,
+            dict(self.overrides),
+            self.budget,
+            self.fmt,
+            self.encoding,
+            self.query_text,
+            self.changed,
         )
         try:
             self.services.store.save(state)
@@ -177,7 +198,17 @@ class RankingScreen(Screen[None]):
             self.notify(f"Could not save the state: {error}", severity="error")
 
     def _choices(self) -> jobs.Choices:
-        return jobs.Choices(self.pinned, dict(self.overrides), self.budget, self.fmt)
+        return jobs.Choices(
+            self.pinned,
+            dict(self.overrides),
+            self.budget,
+            self.fmt,
+            changes=self.changes if self.changed else None,
+            line_numbers=self.services.line_numbers,
+        )
+
+    def request_changes(self) -> None:
+        """Read the work tree's changes again when they are packed (`MainScreen` does)."""
 
     # ------------------------------------------------------------------ workspace
 
@@ -212,6 +243,7 @@ class RankingScreen(Screen[None]):
         if not message.workspace.index.files:
             self.query_one(FileList).empty_text = "No files to index in this folder."
             self.notify(f"No files to index in {self.services.root}", severity="warning")
+        self.request_changes()
         self.request_rank()
 
     # ------------------------------------------------------------------ ranking
@@ -336,6 +368,7 @@ class RankingScreen(Screen[None]):
         self._last_refresh = time.monotonic()
         if message.changed:
             self.notify("Re-indexed the files changed on disk.", timeout=2)
+            self.request_changes()
         elif not message.automatic:
             self.notify("No changes on disk.", timeout=2)
         self.request_rank()

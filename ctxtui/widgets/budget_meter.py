@@ -21,6 +21,8 @@ GLYPHS = {Level.FULL: "█", Level.FOCUSED: "▒", Level.OUTLINE: "░"}
 """Cell glyph per level."""
 PIN_GLYPH = "◆"
 FREE_GLYPH = "─"
+CHANGES_GLYPH = "±"
+"""Cells of the "Changes" diff (`d`), drawn first."""
 
 
 class Segment(NamedTuple):
@@ -34,6 +36,8 @@ class Segment(NamedTuple):
     """Level of its file; None for the headers and fences around the files."""
     pinned: bool
     """The file is pinned."""
+    changes: bool = False
+    """The segment is the diff of the work tree's changes, not a file."""
 
 
 def layout_segments(plan: Plan, budget: int, width: int) -> tuple[list[Segment], int]:
@@ -44,12 +48,15 @@ def layout_segments(plan: Plan, budget: int, width: int) -> tuple[list[Segment],
     """
     if width <= 0:
         return [], 0
-    content = sum(entry.tokens for entry in plan.entries)
+    content = plan.changes_tokens + sum(entry.tokens for entry in plan.entries)
     total = max(plan.total_tokens, content)
     scale = width / max(budget, total, 1)
     segments: list[Segment] = []
-    used = 0
+    used = plan.changes_tokens
     cell = 0
+    if used:
+        cell = min(width, max(1, round(used * scale)))
+        segments.append(Segment(0, cell, None, False, changes=True))
     for entry in plan.entries:
         used += entry.tokens
         end = max(cell + 1, round(used * scale))
@@ -72,6 +79,7 @@ class BudgetMeter(Widget):
         "budget-meter--outline",
         "budget-meter--alternate",
         "budget-meter--overhead",
+        "budget-meter--changes",
         "budget-meter--pin",
         "budget-meter--over",
         "budget-meter--free",
@@ -121,6 +129,8 @@ class BudgetMeter(Widget):
             f"{GLYPHS[Level.FULL]} full  {GLYPHS[Level.FOCUSED]} focused  "
             f"{GLYPHS[Level.OUTLINE]} outline  {PIN_GLYPH} pinned"
         )
+        if plan is not None and plan.changes_tokens:
+            legend += f"  {CHANGES_GLYPH} changes"
         gap = width - len(totals) - len(over) - len(legend)
         if gap >= 2:
             text.append(" " * gap + legend, self._style("legend"))
@@ -135,7 +145,9 @@ class BudgetMeter(Widget):
             return
         segments, budget_cell = layout_segments(self.plan, self.budget, width)
         for number, segment in enumerate(segments):
-            if segment.level is None:
+            if segment.changes:
+                base, glyph = self._style("changes"), CHANGES_GLYPH
+            elif segment.level is None:
                 base, glyph = self._style("overhead"), "·"
             else:
                 base, glyph = self._style(segment.level.value), GLYPHS.get(segment.level, "█")

@@ -96,6 +96,8 @@ class FileList(OptionList):
     """Levels the user chose, marked with a star."""
     full_tokens: var[Mapping[str, int]] = var(dict)
     """Tokens at full level, shown for files left out of the plan."""
+    changed: var[Mapping[str, str]] = var(dict)
+    """Files changed in the work tree (path -> how) while the changes are packed: marked ±."""
     empty_text: var[str] = var("Type a question to rank the files.")
     """What the list says when the ranking is empty."""
 
@@ -144,6 +146,9 @@ class FileList(OptionList):
         self._schedule_rebuild()
 
     def watch_plan(self) -> None:
+        self._schedule_rebuild()
+
+    def watch_changed(self) -> None:
         self._schedule_rebuild()
 
     def _schedule_rebuild(self) -> None:
@@ -195,14 +200,23 @@ class FileList(OptionList):
         packed = entry is not None
         width = self.scrollable_content_region.width
         return RowKey(
-            number, level, chosen, packed, tokens, eighths, ranked.pinned, ranked.reasons, width
+            number,
+            level,
+            chosen,
+            packed,
+            tokens,
+            eighths,
+            ranked.pinned,
+            ranked.reasons,
+            width,
+            ranked.path in self.changed,
         )
 
     def _style(self, name: str) -> Style:
         return self.get_visual_style(f"file-list--{name}", partial=True)
 
     def _row(self, key: RowKey, ranked: RankedFile) -> Content:
-        room = key.width - ROW_PREFIX - (2 if key.pinned else 0)
+        room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
         folder, name = fit_path(printable(ranked.path), room)
         level = key.level
         # Content, not rich Text: assembling 200 rows must stay well under a frame
@@ -215,7 +229,7 @@ class FileList(OptionList):
             (key.tokens, self._style("tokens" if key.packed else "tokens-off")),
             (folder, self._style("folder")),
             (name, self._style("name")),
-            (" ◆" if key.pinned else "", self._style("pin")),
+            (" ±" if key.changed else " ◆" if key.pinned else "", self._style("pin")),
             "\n     ",
             (describe_reasons(key.reasons), self._style("reasons")),
             strip_control_codes=False,

@@ -85,3 +85,5 @@ class RowKey(NamedTuple):
     """The ranking's evidence."""
     width: int
     """Cells the row may use."""
+    changed: bool = False
+    """The file changed in the work tree and the changes are packed."""

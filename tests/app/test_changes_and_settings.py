@@ -1,0 +1,103 @@
+"""The `d` key packs the work tree's changes; settings files set the app's defaults."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import make_repo
+
+from app.support import REPO_FILES, notices, settle, wait_until
+from ctxtui.app import CtxtuiApp
+from ctxtui.widgets.budget_meter import BudgetMeter, layout_segments
+from ctxtui.widgets.file_list import FileList
+from engine.model import Level, Plan, PlanEntry
+
+
+def test_the_diff_is_the_first_segment_of_the_meter() -> None:
+    entry = PlanEntry("a.py", 0, Level.FULL, 300, 1, 1.0, automatic=True)
+    plan = Plan("q", 1000, (entry,), 700, True, False, changes_tokens=300)
+    segments, _budget_cell = layout_segments(plan, 1000, 100)
+    assert segments[0].changes and (segments[0].start, segments[0].end) == (0, 30)
+    assert segments[1].level is Level.FULL and (segments[1].start, segments[1].end) == (30, 60)
+
+
+async def test_pressing_d_pins_the_changed_files_and_packs_their_diff(
+    tmp_path: Path, app_factory: Callable[..., CtxtuiApp]
+) -> None:
+    root = make_repo(tmp_path / "shop", REPO_FILES, git=True)
+    (root / "db" / "orders.py").write_text("def refund_order(order):\n    return None\n")
+    app = app_factory(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot)
+        await pilot.press("tab", "d")
+        screen = app.main_screen
+        await wait_until(pilot, lambda: screen.changes is not None)
+        await settle(pilot)
+        assert screen.packed is not None
+        _generation, plan, rendered = screen.packed
+        assert plan.changes_tokens > 0
+        assert "## Changes" in rendered.text and "+def refund_order(order):" in rendered.text
+        file_list = screen.query_one(FileList)
+        assert file_list.changed == {"db/orders.py": "untracked"}
+        assert screen.answer is not None
+        ranked = {f.path: f for f in screen.answer.ranking.files}
+        assert ranked["db/orders.py"].pinned
+        assert "db/orders.py" not in screen.pinned  # the person's own pins stay theirs
+        meter = screen.query_one(BudgetMeter)
+        assert meter.plan is not None and meter.plan.changes_tokens == plan.changes_tokens
+        app.main_screen.save_state()
+        assert json.loads(app.main_screen.services.store.path.read_text())["changed"] is True
+
+        await pilot.press("d")
+        await settle(pilot)
+        assert screen.changes is None and file_list.changed == {}
+        assert screen.packed is not None and "## Changes" not in screen.packed[2].text
+
+
+async def test_pressing_d_outside_git_says_there_is_nothing_to_pack(
+    small_repo: Path, app_factory: Callable[..., CtxtuiApp]
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot)
+        await pilot.press("tab", "d")
+        await wait_until(pilot, lambda: any("not in a git work tree" in n for n in notices(app)))
+        await settle(pilot)
+        assert app.main_screen.packed is not None
+        assert "## Changes" not in app.main_screen.packed[2].text
+
+
+async def test_settings_give_a_new_repository_its_budget_and_format(
+    small_repo: Path, app_factory: Callable[..., CtxtuiApp]
+) -> None:
+    (small_repo / ".ctxtui.toml").write_text(
+        'budget = 3000\nformat = "xml"\ninstructions = "Be brief."\nexclude = ["billing/"]\n'
+    )
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot)
+        screen = app.main_screen
+        assert screen.budget == 3000 and screen.fmt.value == "xml"
+        assert screen.packed is not None
+        text = screen.packed[2].text
+        assert "<instructions>\nBe brief.\n</instructions>" in text
+        assert "billing/" not in text
+
+
+async def test_a_broken_settings_file_is_a_notification_not_a_crash(
+    small_repo: Path, app_factory: Callable[..., CtxtuiApp]
+) -> None:
+    (small_repo / ".ctxtui.toml").write_text("budget = [\n")
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(
+            pilot, lambda: any(".ctxtui.toml:1: not valid TOML" in n for n in notices(app))
+        )
+        await pilot.press(*"session")
+        await settle(pilot)
+        assert app.main_screen.budget == 8000
