@@ -185,6 +185,7 @@ def build_index(
         times=tuple(timer.times),
         cache_notice=notice,
         cache_path=str(cache_path) if cache_path is not None else "",
+        too_slow=tuple(f.path for f in files if f.too_slow),
     )
     return index, report
 

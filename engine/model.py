@@ -24,6 +24,24 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+_LINE_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """A path or name as one visible line: `printable`, then every character that is not
+    printable (newlines, tabs, terminal escapes, bidirectional overrides, zero-width and other
+    format characters) written as a Python-style escape (`\\n`, `\\x1b`, `\\u202e`).
+
+    Repository text (a file name) must never break out of the line it is shown on.
+    """
+    text = printable(text)
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else _LINE_ESCAPES.get(ch) or ascii(ch)[1:-1] for ch in text
+    )
+
+
 class Level(str, Enum):
     """How much of a file goes into a pack; the values are the JSON strings."""
 
@@ -233,6 +251,9 @@ class ParsedFile:
     """True when bytes that are not UTF-8 were replaced while decoding."""
     generated: bool = False
     """True when the file says it is generated (a header marker); ranked lower."""
+    too_slow: bool = False
+    """True when analysing it went past the per-file time limit: it is indexed as plain text
+    (its words, no declarations or imports)."""
     outline_tokens: int = -1
     """Estimated tokens of the outline level (question-independent, so computed once when the
     file is analysed); -1 when not computed."""
@@ -443,6 +464,8 @@ class IndexReport:
     """One line when the cache was discarded (corrupt, foreign, old); else empty."""
     cache_path: str = ""
     """Folder of the cache; empty when caching was off."""
+    too_slow: tuple[str, ...] = ()
+    """Files indexed as plain text because analysing them went past the time limit."""
 
 
 @dataclass(slots=True)

@@ -119,7 +119,7 @@ def _file_to_dict(f: ParsedFile) -> dict[str, Any]:
         "h": f.sha1,
         "n": f.lines,
         "t": f.tokens,
-        "e": [f.partial, f.replaced, f.generated],
+        "e": [f.partial, f.replaced, f.generated, f.too_slow],
         "c": [f.outline_tokens, f.focused_tokens],
         "d": [_declaration_to_list(d) for d in f.declarations],
         "i": [[i.raw, i.start_line, i.end_line, list(i.targets)] for i in f.imports],
@@ -141,6 +141,7 @@ def _file_from_dict(v: dict[str, Any]) -> ParsedFile:
         partial=bool(flags[0]),
         replaced=bool(flags[1]),
         generated=bool(flags[2]),
+        too_slow=len(flags) > 3 and bool(flags[3]),
         outline_tokens=int(v["c"][0]),
         focused_tokens=int(v["c"][1]),
     )

@@ -7,6 +7,11 @@ from collections import Counter
 
 from ctxtui.cli.common import open_workspace, read_settings
 from ctxtui.workspace import Workspace
+from engine.analyse import ANALYSIS_TIME_LIMIT
+from engine.model import one_line
+
+TOO_SLOW = f"analysis took over {ANALYSIS_TIME_LIMIT:g} s: indexed as plain text"
+"""Why a file has no declarations although its language is known."""
 
 
 def run_index(args: argparse.Namespace) -> int:
@@ -20,7 +25,7 @@ def run_index(args: argparse.Namespace) -> int:
 def format_index_report(workspace: Workspace, verbose: bool) -> str:
     """The human summary of an index: counts by language and reason, totals, stage times."""
     index, report = workspace.index, workspace.report
-    lines = [f"{index.root}", ""]
+    lines = [one_line(index.root), ""]
     languages = Counter(f.language for f in index.files)
     lines.append(
         f"files        {len(index.files):>8,}   "
@@ -47,6 +52,8 @@ def format_index_report(workspace: Workspace, verbose: bool) -> str:
         lines.append(f"not UTF-8    {len(report.replaced):>8,}   (decoded with replacement)")
     if report.partial:
         lines.append(f"partial      {len(report.partial):>8,}   (syntax errors; parse recovered)")
+    if report.too_slow:
+        lines.append(f"plain text   {len(report.too_slow):>8,}   ({TOO_SLOW})")
     total = sum(t.seconds for t in report.times)
     lines.append(
         "time         "
@@ -57,10 +64,10 @@ def format_index_report(workspace: Workspace, verbose: bool) -> str:
         lines.append(f"cache        {report.cache_path}")
     if verbose:
         lines += ["", "skipped files:"]
-        lines += [
-            f"  {s.path}  ({s.reason.value}{', ' + s.detail if s.detail else ''})"
-            for s in report.skipped
-        ]
-        lines += [f"  {p}  (decoded with replacement)" for p in report.replaced]
-        lines += [f"  {p}  (partial parse)" for p in report.partial]
+        for skip in report.skipped:
+            detail = f", {one_line(skip.detail)}" if skip.detail else ""
+            lines.append(f"  {one_line(skip.path)}  ({skip.reason.value}{detail})")
+        lines += [f"  {one_line(p)}  (decoded with replacement)" for p in report.replaced]
+        lines += [f"  {one_line(p)}  (partial parse)" for p in report.partial]
+        lines += [f"  {one_line(p)}  ({TOO_SLOW})" for p in report.too_slow]
     return "\n".join(lines) + "\n"

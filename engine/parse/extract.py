@@ -8,6 +8,8 @@ One generic walk serves every language: the query file of a language names decla
 
 from __future__ import annotations
 
+import bisect
+import time
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 from engine.model import Declaration, DeclKind, Import
 from engine.parse import nodes
 from engine.parse.languages import LanguageSpec, spec_for
+from engine.parse.lineage import Lineage
 from engine.parse.prose import rst_sections
 
 if TYPE_CHECKING:
@@ -25,8 +28,10 @@ CLASS_LIKE = frozenset(
 )
 """Kinds whose functions are methods."""
 
-JSX_TYPES = frozenset({"jsx_element", "jsx_self_closing_element", "jsx_fragment"})
-"""Nodes that make a PascalCase function a component."""
+JSX_QUERY = "[(jsx_element) (jsx_self_closing_element)] @jsx"
+"""Nodes that make a PascalCase function a component (a fragment is a `jsx_element` too)."""
+DEADLINE_EVERY = 256
+"""Query matches handled between two looks at the clock."""
 
 _KINDS = {f"definition.{kind.value}": kind for kind in DeclKind}
 
@@ -41,6 +46,35 @@ class SourceStructure:
     """Imports as written, in source order, with no targets yet."""
     partial: bool = False
     """True when the tree has syntax errors; some declarations may be missing."""
+    timed_out: bool = False
+    """True when the analysis went past its time limit: nothing was kept, the file is plain
+    text to the index."""
+
+
+class AnalysisTimeout(Exception):
+    """A file's analysis went past its time limit (raised inside the parser, never out)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """When the analysis of one file must give up, in CPU seconds of the analysing thread.
+
+    CPU time, not the wall clock: on a loaded machine a file must not lose its declarations
+    because other processes ran, or the same repository would index differently by the load.
+    """
+
+    at: float
+    """time.thread_time() value past which `check` raises."""
+
+    @classmethod
+    def after(cls, seconds: float | None) -> Deadline | None:
+        """A deadline `seconds` of CPU time from now; None (no limit) for None."""
+        return None if seconds is None else cls(time.thread_time() + seconds)
+
+    def check(self) -> None:
+        """Raise AnalysisTimeout once the deadline has passed."""
+        if time.thread_time() > self.at:
+            raise AnalysisTimeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +83,8 @@ class _Grammar:
 
     parser: Parser
     query: Query
+    jsx: Query | None
+    """Finds JSX nodes, for languages that have them (components are functions holding JSX)."""
 
 
 @dataclass(slots=True)
@@ -71,13 +107,17 @@ class SourceParser:
     def __init__(self) -> None:
         self._grammars: dict[str, _Grammar | None] = {}
 
-    def parse(self, text: str, language: str, path: str = "") -> SourceStructure:
+    def parse(
+        self, text: str, language: str, path: str = "", *, time_limit: float | None = None
+    ) -> SourceStructure:
         """Return the declarations and imports of `text`; never raises, even on garbage.
 
         Args:
             text: the decoded file content.
             language: a language key of the table; unknown keys and "text" give nothing.
             path: the file's relative path, used only to describe the file (may be empty).
+            time_limit: CPU seconds the extraction may take; past it the result is empty and
+                says `timed_out` (a hostile file must not stall the index). None: no limit.
         """
         spec = spec_for(language)
         if spec is None or not text:
@@ -88,9 +128,12 @@ class SourceParser:
         if grammar is None:
             return SourceStructure()
         src = text.encode("utf-8", errors="replace")
+        deadline = Deadline.after(time_limit)
         try:
             tree = grammar.parser.parse(src)
-            return _extract(src, spec, grammar.query, tree.root_node)
+            return _extract(src, spec, grammar, tree.root_node, deadline)
+        except AnalysisTimeout:
+            return SourceStructure(timed_out=True)
         except (ValueError, RuntimeError, RecursionError, UnicodeError):
             # tree-sitter reports internal failures (a cancelled parse, a bad byte range) this
             # way; one file's bad luck must not stop the index.
@@ -108,20 +151,26 @@ class SourceParser:
 
             language = pack.get_language(spec.grammar)  # type: ignore[arg-type]
             source = resources.files("engine.queries").joinpath(spec.query_file).read_text("utf-8")
-            grammar = _Grammar(Parser(language), Query(language, source))
+            jsx = Query(language, JSX_QUERY) if spec.jsx else None
+            grammar = _Grammar(Parser(language), Query(language, source), jsx)
         except (ImportError, LookupError, OSError, ValueError, RuntimeError, NameError):
             grammar = None  # a missing grammar or broken query disables the language, no more
         self._grammars[spec.key] = grammar
         return grammar
 
 
-def _extract(src: bytes, spec: LanguageSpec, query: Query, root: Node) -> SourceStructure:
+def _extract(
+    src: bytes, spec: LanguageSpec, grammar: _Grammar, root: Node, deadline: Deadline | None
+) -> SourceStructure:
     """Run the query over a tree and build the declarations and imports."""
     from tree_sitter import QueryCursor  # deliberately lazy, like the language pack
 
     found: dict[tuple[int, int, str], _Found] = {}
     imports: dict[tuple[str, int], Import] = {}
-    for pattern, captures in QueryCursor(query).matches(root):
+    matches = QueryCursor(grammar.query).matches(root)
+    for position, (pattern, captures) in enumerate(matches):
+        if deadline is not None and position % DEADLINE_EVERY == 0:
+            deadline.check()
         if "import" in captures or "import.mod" in captures:
             record = _import_of(src, captures)
             if record is not None:
@@ -134,7 +183,12 @@ def _extract(src: bytes, spec: LanguageSpec, query: Query, root: Node) -> Source
         previous = found.get(key)
         if previous is None or previous.pattern <= item.pattern:
             found[key] = item  # later patterns in a query file refine earlier ones
-    declarations = _declarations(src, spec, found)
+    jsx_starts: list[int] = []
+    if grammar.jsx is not None:
+        jsx_nodes = QueryCursor(grammar.jsx).captures(root).get("jsx", [])
+        jsx_starts = sorted(node.start_byte for node in jsx_nodes)
+    context = _FileContext(src, spec, Lineage(root), jsx_starts, deadline)
+    declarations = _declarations(context, found)
     ordered_imports = sorted(imports.values(), key=lambda i: (i.start_line, i.end_line))
     return SourceStructure(tuple(declarations), tuple(ordered_imports), root.has_error)
 
@@ -191,57 +245,101 @@ def _end_line(node: Node) -> int:
     return row + 1
 
 
+@dataclass(frozen=True, slots=True)
+class _FileContext:
+    """What every declaration of one file is built against."""
+
+    src: bytes
+    spec: LanguageSpec
+    lineage: Lineage
+    jsx_starts: list[int]
+    """Sorted start bytes of the file's JSX nodes."""
+    deadline: Deadline | None
+
+    def holds_jsx(self, node: Node) -> bool:
+        """Tell whether a JSX node starts inside `node`."""
+        at = bisect.bisect_left(self.jsx_starts, node.start_byte)
+        return at < len(self.jsx_starts) and self.jsx_starts[at] < node.end_byte
+
+
 def _declarations(
-    src: bytes, spec: LanguageSpec, found: dict[tuple[int, int, str], _Found]
+    context: _FileContext, found: dict[tuple[int, int, str], _Found]
 ) -> list[Declaration]:
-    """Place each found node in its enclosing declarations and build the records."""
+    """Place each found node in its enclosing declarations and build the records.
+
+    Enclosing declarations come from a stack of open byte ranges (tree nodes nest), not from
+    climbing `Node.parent`, which tree-sitter answers by descending from the root: climbing
+    made deeply nested files cubic.
+    """
     result: list[Declaration] = []
-    ordered = sorted(found.values(), key=lambda f: (f.node.start_byte, -f.node.end_byte))
-    for item in ordered:
-        parents = _parents(item.node, found)
+    open_items: list[_Found] = []
+    for item in _ordered(found):
+        if context.deadline is not None:
+            context.deadline.check()
+        while open_items and not _encloses(open_items[-1].node, item.node):
+            open_items.pop()
+        inner = open_items[-1] if open_items else None
         if item.receiver:
             item.qualified = f"{item.receiver}.{item.name}"
-        elif parents:
-            item.qualified = f"{parents[0].qualified}{spec.qualifier}{item.name}"
+        elif inner is not None:
+            item.qualified = f"{inner.qualified}{context.spec.qualifier}{item.name}"
         else:
             item.qualified = item.name
         if item.kind is not None:
-            result.append(_declaration(src, spec, item, parents))
+            result.append(_declaration(context, item, inner, len(open_items)))
+        open_items.append(item)
     return result
 
 
-def _parents(node: Node, found: dict[tuple[int, int, str], _Found]) -> list[_Found]:
-    """Enclosing declarations and scopes, innermost first."""
-    parents: list[_Found] = []
-    parent = node.parent
-    while parent is not None:
-        item = found.get((parent.start_byte, parent.end_byte, parent.type))
-        if item is not None:
-            parents.append(item)
+def _ordered(found: dict[tuple[int, int, str], _Found]) -> list[_Found]:
+    """Found nodes outer before inner: by start, longest first; equal ranges by tree depth."""
+    ordered = sorted(found.values(), key=lambda f: (f.node.start_byte, -f.node.end_byte))
+    for i in range(1, len(ordered)):
+        # Two nodes with one byte range (a wrapper and what it wraps): the ancestor first.
+        j = i
+        while j > 0 and ordered[j - 1].node.byte_range == ordered[j].node.byte_range:
+            if not _is_ancestor(ordered[j].node, ordered[j - 1].node):
+                break
+            ordered[j - 1], ordered[j] = ordered[j], ordered[j - 1]
+            j -= 1
+    return ordered
+
+
+def _is_ancestor(node: Node, other: Node) -> bool:
+    """Tell whether `node` encloses `other` in the tree, both spanning the same bytes."""
+    parent = other.parent
+    while parent is not None and parent.byte_range == node.byte_range:
+        if parent == node:
+            return True
         parent = parent.parent
-    return parents
+    return False
+
+
+def _encloses(outer: Node, inner: Node) -> bool:
+    """Tell whether `outer`'s byte range holds `inner`'s (the nodes of one tree nest)."""
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 def _declaration(
-    src: bytes, spec: LanguageSpec, item: _Found, parents: list[_Found]
+    context: _FileContext, item: _Found, inner: _Found | None, depth: int
 ) -> Declaration:
-    """Build one Declaration from a found node and its enclosing declarations."""
+    """Build one Declaration from a found node, the innermost declaration or scope holding it
+    and how many hold it."""
+    src, spec = context.src, context.spec
     node, name = item.node, item.name
     kind = item.kind or DeclKind.FUNCTION
-    inner = parents[0] if parents else None
     if kind is DeclKind.FUNCTION and inner is not None and _is_class_like(inner):
         kind = DeclKind.METHOD
     elif kind is DeclKind.METHOD and inner is None and not item.receiver:
         kind = DeclKind.FUNCTION
-    if (
-        spec.jsx
-        and kind is DeclKind.FUNCTION
-        and name[:1].isupper()
-        and nodes.contains_type(node, JSX_TYPES)
-    ):
+    if spec.jsx and kind is DeclKind.FUNCTION and name[:1].isupper() and context.holds_jsx(node):
         kind = DeclKind.COMPONENT
-    outer = nodes.outer_node(node)
-    first = nodes.first_node(outer)
+    path = context.lineage.locate(node)
+    outer_at = nodes.outer_step(path)
+    outer = path[outer_at].node
+    first_at = nodes.first_index(path[outer_at])
+    siblings = path[outer_at].siblings
+    first = siblings[first_at]
     body = nodes.find_body(node)
     start_line = first.start_point[0] + 1
     end_line = _trim_blank_end(src, node, _end_line(outer))
@@ -260,12 +358,12 @@ def _declaration(
         name=name,
         qualified_name=item.qualified,
         signature=nodes.clean_signature(signature),
-        doc=nodes.doc_of(src, spec, node, first, body),
+        doc=nodes.doc_of(src, spec, node, (siblings, first_at), body),
         start_line=start_line,
         end_line=max(end_line, start_line),
         body_start_line=max(body_line, start_line),
-        exported=nodes.is_exported(src, spec, node, outer, name),
-        depth=len(parents),
+        exported=nodes.is_exported(src, spec, node, name, path[1].node if outer_at else outer),
+        depth=depth,
     )
 
 
