@@ -127,7 +127,7 @@ class StateStore:
         The notice is empty unless the file was unreadable and has been moved aside.
         """
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            raw = self.path.read_bytes()
         except FileNotFoundError:
             return self.defaults, ""
         except OSError as error:
@@ -136,18 +136,36 @@ class StateStore:
                 f"Could not read the saved state ({error.strerror}); using defaults.",
             )
         try:
-            return RepoState.from_json(json.loads(raw)), ""
-        except (ValueError, TypeError) as error:
-            aside = self.path.with_name(
-                f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}"
+            return RepoState.from_json(json.loads(raw.decode("utf-8"))), ""
+        except (ValueError, TypeError, RecursionError) as error:
+            # UnicodeDecodeError is a ValueError; JSON nested thousands deep overflows the
+            # parser's recursion: neither may keep the app from starting
+            return self.defaults, self._set_aside(_state_problem(error))
+
+    def _set_aside(self, problem: str) -> str:
+        """Move the unreadable file out of the way; return the notice for the user."""
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            os.replace(self.path, aside)
+        except OSError as error:
+            return (
+                f"The saved state was unreadable ({problem}) and could not be moved"
+                f" ({error.strerror}); using defaults."
             )
-            with contextlib.suppress(OSError):
-                os.replace(self.path, aside)
-            return RepoState(), f"The saved state was unreadable ({error}); moved it to {aside}."
+        return f"The saved state was unreadable ({problem}); moved it to {aside}."
 
     def save(self, state: RepoState) -> None:
         """Write the state atomically; raise OSError when the folder is not writable."""
         write_atomic(self.path, json.dumps(state.to_json(), indent=2) + "\n")
+
+
+def _state_problem(error: BaseException) -> str:
+    """One short line on why a state file could not be read."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 at byte {error.start}"
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    return str(error)
 
 
 def write_atomic(path: Path, text: str) -> None:
