@@ -9,6 +9,7 @@ import sys
 from ctxtui.cli.common import open_workspace, read_question, read_settings, repository_path
 from ctxtui.workspace.answers import ranking_to_json, reason_text
 from engine import Ranking, Session
+from engine.model import one_line
 
 
 def format_ranking(ranking: Ranking, limit: int) -> str:
@@ -18,10 +19,10 @@ def format_ranking(ranking: Ranking, limit: int) -> str:
     best = ranking.files[0].score or 1.0
     lines = []
     for position, f in enumerate(ranking.files[:limit], 1):
-        lines.append(f"{position:>3}. {f.score / best:5.2f}  {f.path}")
+        lines.append(f"{position:>3}. {f.score / best:5.2f}  {one_line(f.path)}")
         details = [reason_text(r) for r in f.reasons[:6]]
         if details:
-            lines.append("       " + " · ".join(details))
+            lines.append("       " + one_line(" · ".join(details)))
     return "\n".join(lines) + "\n"
 
 

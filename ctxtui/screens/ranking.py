@@ -20,6 +20,8 @@ from pathlib import Path
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.style import Style
@@ -45,7 +47,7 @@ from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.preview import Preview, words_to_mark
 from ctxtui.widgets.query_bar import QueryBar
 from engine.changes import Changes
-from engine.model import Format, Level, Plan, PlanEntry, Progress, Rendered, printable
+from engine.model import Format, Level, Plan, PlanEntry, Progress, Rendered, one_line
 
 REFRESH_INTERVAL = 1.0
 """Seconds between stat checks for changed files made while ranking."""
@@ -128,6 +130,19 @@ class RankingScreen(Screen[None]):
         self.set_reactive(RankingScreen.pinned, state.pinned)
         self.set_reactive(RankingScreen.overrides, dict(state.overrides))
         self.set_reactive(RankingScreen.changed, state.changed)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Notify, not reading the message as markup unless asked: messages here carry paths,
+        questions and errors, and a name like `x[/y].py` read as markup stops the app."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     # ------------------------------------------------------------------ layout
 
@@ -390,7 +405,7 @@ class RankingScreen(Screen[None]):
         entry = next((e for e in plan.entries if e.path == path), None) if plan else None
         if path is None or entry is None or self.workspace is None or self.answer is None:
             self._preview_key = ()
-            preview.border_title = printable(path) if path else "Preview"
+            preview.border_title = Content(one_line(path)) if path else "Preview"
             preview.show_note(
                 "Left out of the pack. Press f, s or o to include it."
                 if path
@@ -402,8 +417,8 @@ class RankingScreen(Screen[None]):
         if key == self._preview_key:
             return
         self._preview_key = key
-        title = f"{printable(entry.path)} · {entry.level.value} · {entry.tokens:,} tokens"
-        preview.border_title = title
+        title = f"{one_line(entry.path)} · {entry.level.value} · {entry.tokens:,} tokens"
+        preview.border_title = Content(title)  # plain text: a name like `x[/y].py` is no markup
         self.run_preview(self.workspace, key, entry, words, preview.match_style)
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)

@@ -20,7 +20,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ctxtui.widgets.ranked_row import RowKey, describe_reasons, fit_path, score_bar
-from engine.model import Level, Plan, PlanEntry, RankedFile, Ranking, printable
+from engine.model import Level, Plan, PlanEntry, RankedFile, Ranking, one_line
 
 LISTED_FILES = 200
 """Ranked files shown; the planner considers no more by default either."""
@@ -217,7 +217,7 @@ class FileList(OptionList):
 
     def _row(self, key: RowKey, ranked: RankedFile) -> Content:
         room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
-        folder, name = fit_path(printable(ranked.path), room)
+        folder, name = fit_path(one_line(ranked.path), room)
         level = key.level
         # Content, not rich Text: assembling 200 rows must stay well under a frame
         return Content.assemble(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.model import Level, Reason, ReasonKind
+from engine.model import Level, Reason, ReasonKind, one_line
 
 SCORE_CELLS = 6
 """Width of the score bar."""
@@ -47,7 +47,7 @@ def describe_reasons(reasons: tuple[Reason, ...], limit: int = 3) -> str:
             shown = ", ".join(dict.fromkeys(details[:limit]))
             more = f" +{len(details) - limit}" if len(details) > limit else ""
             parts.append(f"{label}{shown}{more}")
-    return " · ".join(parts) if parts else "no direct evidence"
+    return one_line(" · ".join(parts)) if parts else "no direct evidence"
 
 
 def fit_path(path: str, room: int) -> tuple[str, str]:

@@ -1,20 +1,40 @@
 """The Markdown pack: a header, then per file a heading, its level and a fenced block.
 
 Each fence is longer than any backtick run in its content, so repository text can never close
-the fence early and spill into the surrounding prose.
+the fence early and spill into the surrounding prose. File and folder names are repository
+text too: one with a character Markdown acts on (a newline, a backtick, `<`, `#`, ...) is shown
+as a code span on one line, its control characters escaped, so a crafted name cannot end the
+heading and smuggle prose into the pack.
 """
 
 from __future__ import annotations
 
 import re
 
+from engine.model import one_line
 from engine.render.view import FileView, PackView, changes_summary, fence_tag
+
+MARKDOWN_ACTIVE = frozenset("`<>#*[]|&\\!")
+"""Characters that Markdown may act on inside a heading; a name with one is quoted.
+(`_` is left out on purpose: snake_case names are everywhere and act only at word edges.)"""
+
+
+def quote_name(name: str) -> str:
+    """A file or folder name for a Markdown heading: as is when plain, else a code span on one
+    line (control characters escaped, the span's backticks longer than any run inside)."""
+    shown = one_line(name)
+    if shown == name and not MARKDOWN_ACTIVE.intersection(name):
+        return name
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if shown.startswith(("`", " ")) or shown.endswith(("`", " ")) else ""
+    return f"{ticks}{pad}{shown}{pad}{ticks}"
 
 
 def to_markdown(pack: PackView) -> str:
     """Format a pack as Markdown."""
     parts = [pack.instructions.strip() + "\n"] if pack.instructions.strip() else []
-    parts.append(f"# Context pack: {pack.root}\n")
+    parts.append(f"# Context pack: {quote_name(pack.root)}\n")
     if pack.query.strip():
         quoted = (f"> {line}".rstrip() for line in pack.query.strip().split("\n"))
         parts.append("\n".join(quoted) + "\n")
@@ -52,6 +72,6 @@ def _file_section(file: FileView) -> str:
     )
     fence = _fence(content)
     return (
-        f"## {file.path}\n\n{' · '.join(details)}\n\n"
+        f"## {quote_name(file.path)}\n\n{' · '.join(details)}\n\n"
         f"{fence}{fence_tag(file.path, file.language)}\n{content}{fence}\n"
     )
