@@ -1,4 +1,5 @@
-"""SVG snapshots of the states that matter: empty question, ranked list, over budget, help, 80x24.
+"""SVG snapshots of the states that matter: empty question, ranked list, over budget, help, 80x24,
+the work tree's changes packed.
 
 Deterministic by construction: a fixture repository written by the test, a fixed terminal size,
 the offline tokenizer, the input's cursor blink off, and every screenshot taken only once the
@@ -12,9 +13,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from conftest import make_repo
 from textual.pilot import Pilot
 
-from app.support import FakeClipboard, settle, wait_until
+from app.support import REPO_FILES, FakeClipboard, settle, wait_until
 from ctxtui.app import CtxtuiApp, make_app
 from ctxtui.state import RepoState, StateStore
 from ctxtui.widgets.query_bar import QueryBar
@@ -96,3 +98,20 @@ def test_tiny_terminal_hides_the_preview(
 ) -> None:
     app = build_app(small_repo, tmp_path, RepoState(query=QUESTION))
     assert snap_compare(app, terminal_size=(64, 18), run_before=settled_on(QUESTION))
+
+
+def test_changes_packed_with_the_diff_on_the_meter(
+    snap_compare: SnapCompare, tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "shop", REPO_FILES, git=True)
+    session = repo / "auth" / "session.py"
+    session.write_text(session.read_text() + "\n\ndef forget_session(user):\n    return None\n")
+    (repo / "db" / "orders.py").write_text("def refund_order(order):\n    return None\n")
+    app = build_app(repo, tmp_path, RepoState(query=QUESTION, changed=True))
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app.main_screen.query_one(QueryBar).cursor_blink = False
+        await wait_until(pilot, lambda: app.main_screen.changes is not None)
+        await settle(pilot, QUESTION)
+
+    assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
