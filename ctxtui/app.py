@@ -126,5 +126,6 @@ def make_app(
         cache_dir=cache_dir,
         notices=settings.problems,
         line_numbers=settings.line_numbers,
+        redact=settings.redact,
     )
     return CtxtuiApp(services)

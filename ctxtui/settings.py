@@ -298,4 +298,5 @@ def pack_choices(
         changes=changes,
         focus=focus,
         line_numbers=settings.line_numbers,
+        redact=settings.redact,
     )

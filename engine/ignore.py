@@ -127,7 +127,8 @@ def glob_to_regex(glob: str) -> str:
                     out.append(".*")
                     i = j
                 else:
-                    out.append("(?:.*/)?")  # "**/": zero or more folders
+                    if not out or out[-1] != "(?:.*/)?":  # "**/**/" is "**/", and cheaper
+                        out.append("(?:.*/)?")  # "**/": zero or more folders
                     i = j + 1
             else:
                 out.append("[^/]*")
@@ -152,8 +153,16 @@ def glob_to_regex(glob: str) -> str:
     return "".join(out)
 
 
+class BadPattern(ValueError):
+    """An ignore pattern that cannot be compiled (e.g. the reversed range `[z-a]`)."""
+
+
 def compile_rule(line: str, base: str = "") -> IgnoreRule | None:
-    """Compile one line of an ignore file found in folder `base`; None for blanks and comments."""
+    """Compile one line of an ignore file found in folder `base`; None for blanks and comments.
+
+    Raises:
+        BadPattern: the pattern has no meaning (git accepts it and it matches nothing).
+    """
     line = line.rstrip("\r\n")
     if not line or line.startswith("#"):
         return None
@@ -178,13 +187,36 @@ def compile_rule(line: str, base: str = "") -> IgnoreRule | None:
     body = glob_to_regex(line)
     if not anchored:
         body = "(?:.*/)?" + body
-    return IgnoreRule(pattern, base, negated, dir_only, re.compile(body, re.DOTALL))
+    try:
+        regex = re.compile(body, re.DOTALL)
+    except re.error as error:
+        raise BadPattern(error.msg) from None
+    return IgnoreRule(pattern, base, negated, dir_only, regex)
 
 
-def parse_rules(text: str, base: str = "") -> tuple[IgnoreRule, ...]:
-    """Compile every pattern of an ignore file's text found in folder `base`."""
-    rules = (compile_rule(line, base) for line in text.splitlines())
-    return tuple(rule for rule in rules if rule is not None)
+def parse_rules(
+    text: str, base: str = "", *, source: str = "", problems: list[str] | None = None
+) -> tuple[IgnoreRule, ...]:
+    """Compile every pattern of an ignore file's text found in folder `base`.
+
+    A pattern that cannot be compiled is left out, as git leaves it (it matches nothing
+    there); when `problems` is given, one line saying so is added to it.
+
+    Args:
+        source: how to name the file in a problem line (".gitignore", "--exclude").
+    """
+    rules: list[IgnoreRule] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            rule = compile_rule(line, base)
+        except BadPattern as error:
+            if problems is not None:
+                where = f"{source}:{number}" if source else f"line {number}"
+                problems.append(f"{where}: ignored the bad pattern {line.strip()!r} ({error})")
+            continue
+        if rule is not None:
+            rules.append(rule)
+    return tuple(rules)
 
 
 class IgnoreMatcher:
@@ -201,9 +233,22 @@ class IgnoreMatcher:
         """Rules in order of increasing precedence."""
 
     @classmethod
-    def from_patterns(cls, patterns: Sequence[str], base: str = "") -> IgnoreMatcher:
-        """Build a matcher from pattern lines (e.g. the CLI's --exclude globs)."""
-        return cls(parse_rules("\n".join(patterns), base))
+    def from_patterns(
+        cls, patterns: Sequence[str], base: str = "", *, problems: list[str] | None = None
+    ) -> IgnoreMatcher:
+        """Build a matcher from pattern lines (e.g. the CLI's --exclude globs); bad patterns
+        are left out and, when `problems` is given, named in it."""
+        rules: list[IgnoreRule] = []
+        for pattern in patterns:
+            try:
+                rule = compile_rule(pattern, base)
+            except BadPattern as error:
+                if problems is not None:
+                    problems.append(f"--exclude: ignored the bad pattern {pattern!r} ({error})")
+                continue
+            if rule is not None:
+                rules.append(rule)
+        return cls(rules)
 
     def extended(self, rules: Sequence[IgnoreRule]) -> IgnoreMatcher:
         """Return a matcher with `rules` added after (and over) the current ones."""

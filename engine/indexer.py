@@ -186,6 +186,7 @@ def build_index(
         cache_notice=notice,
         cache_path=str(cache_path) if cache_path is not None else "",
         too_slow=tuple(f.path for f in files if f.too_slow),
+        notes=scanned.notes,
     )
     return index, report
 

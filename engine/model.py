@@ -90,6 +90,8 @@ class SkipReason(str, Enum):
     SYMLINK_LOOP = "symlink loop"
     UNREADABLE = "unreadable"
     VANISHED = "vanished"
+    SECRET_FILE = "secret file"
+    OWN_PACK = "ctxtui pack"
 
 
 class ReasonKind(str, Enum):
@@ -132,6 +134,9 @@ class ScanOptions:
     empty lists every file (a setting: `include = ["src/", "*.md"]`)."""
     use_git: bool = True
     """Ask git for the file list when the root is inside a work tree."""
+    secret_files: tuple[str, ...] = ()
+    """Gitignore-style patterns of secret files (`.env`, keys, credentials) to index anyway
+    (the CLI's --include-secret); a `!pattern` in `.ctxtuiignore` does the same."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +177,8 @@ class ScanReport:
     """Files left out by path, size or link rules, sorted by path."""
     is_git: bool
     """True when the list came from git."""
+    notes: tuple[str, ...] = ()
+    """One line per problem met on the way, for the user (a bad ignore pattern, skipped)."""
 
 
 # --------------------------------------------------------------------------- parse
@@ -412,6 +419,19 @@ class Plan:
 
 
 @dataclass(frozen=True, slots=True)
+class SecretFound:
+    """A secret found in a pack's text: redacted there, unless redaction was turned off."""
+
+    path: str
+    """Repository path of the file that holds it, or `<question>`, `<instructions>` or
+    `<changes>` for the pack's own sections."""
+    line: int
+    """1-based line where it starts, in the file as on disk (or in that section)."""
+    kind: str
+    """What it is: "AWS access key", "password", "private key"..."""
+
+
+@dataclass(frozen=True, slots=True)
 class Rendered:
     """A pack rendered to text."""
 
@@ -425,6 +445,11 @@ class Rendered:
     """Number of files in it."""
     file_tokens: tuple[int, ...] = ()
     """Exact tokens of each file's content, in the plan's entry order."""
+    secrets: tuple[SecretFound, ...] = ()
+    """Secrets found in the text, in pack order; empty when none were, or none was looked
+    for."""
+    redacted: bool = True
+    """True when `secrets` were replaced by markers in `text`; False when they were left in."""
 
 
 # --------------------------------------------------------------------------- index
@@ -466,6 +491,8 @@ class IndexReport:
     """Folder of the cache; empty when caching was off."""
     too_slow: tuple[str, ...] = ()
     """Files indexed as plain text because analysing them went past the time limit."""
+    notes: tuple[str, ...] = ()
+    """The scan's problem lines (a bad ignore pattern, skipped), to show the user once."""
 
 
 @dataclass(slots=True)

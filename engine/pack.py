@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from engine.analyse import read_text as read_file_text
 from engine.diff_section import SECTION_OVERHEAD, ChangesSection
@@ -17,6 +18,9 @@ from engine.levels import level_tokens
 from engine.model import Format, Index, Level, Plan, PlanLimits, Ranking, Rendered, Session
 from engine.plan import plan
 from engine.render import TokenCounter, render
+
+if TYPE_CHECKING:
+    from engine.redact import SecretPolicy
 
 STEP_DOWN: dict[Level, Level] = {
     Level.FULL: Level.FOCUSED,
@@ -47,8 +51,12 @@ def pack(
     limits: PlanLimits = PlanLimits(),
     instructions: str = "",
     changes: ChangesSection | None = None,
+    secrets: SecretPolicy | None = None,
 ) -> tuple[Plan, Rendered]:
     """Return the plan and its rendering, fitted so that the rendered text fits `budget`.
+
+    With `secrets`, every rendering is scanned (and redacted) before it is counted, so the
+    fitting measures the text that leaves.
 
     Files the user fixed (overrides, pins, focus) are never stepped down; if they alone
     exceed the budget the plan says so (Plan.over_budget) and the pack holds them anyway.
@@ -93,6 +101,7 @@ def pack(
             line_numbers=line_numbers,
             instructions=instructions,
             changes=changes,
+            secrets=secrets,
         )
 
     # The planner's estimates cover file contents, not the format's own cost (JSON escapes

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from engine.errors import ScanError
-from engine.ignore import IgnoreMatcher, parse_rules
+from engine.ignore import IgnoreMatcher, IgnoreRule, parse_rules
 from engine.model import Progress, ScanOptions, ScanReport, SkippedFile, SkipReason, SourceFile
 from engine.parse.languages import language_for_path
 from engine.skip_rules import (
@@ -30,12 +30,16 @@ from engine.skip_rules import (
     VCS_DIRS,
     classify_name,
     is_dependency_dir,
+    is_secret_name,
 )
 
 _GIT_ENV_OVERRIDES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX")
 """Set by git hooks; they would point `git ls-files` at another repository than the root."""
 
 ProgressCallback = Callable[[Progress], None]
+
+SECRET_HINT = "--include-secret NAME or !NAME in .ctxtuiignore packs it"
+"""How a user brings a secret file back, said where the file is listed as skipped."""
 
 
 def scan(
@@ -62,6 +66,7 @@ def scan(
         files=tuple(sorted(collector.files, key=lambda f: f.path)),
         skipped=tuple(sorted(collector.skipped, key=lambda s: s.path)),
         is_git=bool(listed),
+        notes=tuple(dict.fromkeys(collector.problems)),
     )
 
 
@@ -123,8 +128,12 @@ class _Collector:
         self.on_progress = on_progress
         self.files: list[SourceFile] = []
         self.skipped: list[SkippedFile] = []
-        self.excludes = IgnoreMatcher.from_patterns(options.exclude)
-        self.includes = IgnoreMatcher.from_patterns(options.include)
+        self.problems: list[str] = []
+        """Bad ignore patterns met, one line each (the patterns themselves are left out)."""
+        self.excludes = IgnoreMatcher.from_patterns(options.exclude, problems=self.problems)
+        self.includes = IgnoreMatcher.from_patterns(options.include, problems=self.problems)
+        self.admitted = IgnoreMatcher.from_patterns(options.secret_files, problems=self.problems)
+        """Secret files the user asked for (--include-secret)."""
         self.seen = 0
 
     # ------------------------------------------------------------------ shared rules
@@ -141,6 +150,19 @@ class _Collector:
         if verdict is None and ctxtui:
             verdict = ctxtui.verdict(path, is_dir)
         return bool(verdict)
+
+    def is_secret(self, ctxtui: IgnoreMatcher, rel: str, name: str) -> bool:
+        """A secret file by its name, unless the user asked for it: --include-secret, or a
+        `!pattern` in `.ctxtuiignore` (checked only for the rare secret name)."""
+        if not is_secret_name(name):
+            return False
+        if self.admitted and self.admitted.verdict(rel, False):
+            return False
+        return not (ctxtui and ctxtui.verdict(rel, False) is False)
+
+    def rules_of(self, text: str, base: str, source: str) -> tuple[IgnoreRule, ...]:
+        """Compile an ignore file's patterns, noting bad ones (left out, as git does)."""
+        return parse_rules(text, base, source=source, problems=self.problems)
 
     def tick(self, total: int) -> None:
         self.seen += 1
@@ -255,6 +277,9 @@ class _Collector:
             if self.is_excluded(ctxtui, rel, False):
                 self.skip(rel, SkipReason.EXCLUDED)
                 continue
+            if self.is_secret(ctxtui, rel, name):
+                self.skip(rel, SkipReason.SECRET_FILE, SECRET_HINT)
+                continue
             self.judge_file(rel, name, root_prefix + rel)
         self.finish_progress(total)
 
@@ -272,7 +297,7 @@ class _Collector:
             base = rel.rpartition("/")[0]
             text = _read_text(os.path.join(self.root, rel))
             if text:
-                matcher = matcher.extended(parse_rules(text, base))
+                matcher = matcher.extended(self.rules_of(text, base, rel))
         return matcher
 
     # ------------------------------------------------------------------ walk mode
@@ -282,7 +307,7 @@ class _Collector:
         gitignore = IgnoreMatcher()
         info_exclude = _read_text(os.path.join(self.root, ".git", "info", "exclude"))
         if info_exclude:
-            gitignore = gitignore.extended(parse_rules(info_exclude))
+            gitignore = gitignore.extended(self.rules_of(info_exclude, "", ".git/info/exclude"))
         stack: list[tuple[str, str, IgnoreMatcher, IgnoreMatcher]] = [
             ("", self.root, gitignore, IgnoreMatcher())
         ]
@@ -295,12 +320,14 @@ class _Collector:
                 self.skip_error(rel_dir, error)
                 continue
             names = {entry.name for entry in entries}
-            if ".gitignore" in names:
-                rules = parse_rules(_read_text(os.path.join(path, ".gitignore")), rel_dir)
-                gitignore = gitignore.extended(rules)
-            if IGNORE_FILE in names:
-                rules = parse_rules(_read_text(os.path.join(path, IGNORE_FILE)), rel_dir)
-                ctxtui = ctxtui.extended(rules)
+            for name in (".gitignore", IGNORE_FILE):
+                if name in names:
+                    source = f"{rel_dir}/{name}" if rel_dir else name
+                    rules = self.rules_of(_read_text(os.path.join(path, name)), rel_dir, source)
+                    if name == IGNORE_FILE:
+                        ctxtui = ctxtui.extended(rules)
+                    else:
+                        gitignore = gitignore.extended(rules)
             for entry in entries:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
                 self.walk_entry(entry, rel, gitignore, ctxtui, stack)
@@ -335,6 +362,9 @@ class _Collector:
         self.tick(0)
         if self.is_excluded(ctxtui, rel, False):
             self.skip(rel, SkipReason.EXCLUDED)
+            return
+        if self.is_secret(ctxtui, rel, entry.name):
+            self.skip(rel, SkipReason.SECRET_FILE, SECRET_HINT)
             return
         self.judge_file(rel, entry.name, entry.path, entry)
 

@@ -7,6 +7,8 @@ content sniffs the indexer applies once it has read a file. Kept apart from the 
 
 from __future__ import annotations
 
+import re
+
 from engine.model import SkipReason
 
 DEPENDENCY_DIRS: frozenset[str] = frozenset(
@@ -231,6 +233,75 @@ GENERATED_HEAD_LINES = 5
 """How many leading lines `is_generated` looks at."""
 
 
+SECRET_NAMES: frozenset[str] = frozenset(
+    {
+        ".env",
+        ".envrc",
+        ".npmrc",
+        ".pypirc",
+        ".netrc",
+        "_netrc",
+        ".git-credentials",
+        ".htpasswd",
+        ".pgpass",
+        ".dockercfg",
+        ".s3cfg",
+        ".boto",
+        ".vault-token",
+        "kubeconfig",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        "id_ecdsa_sk",
+        "id_ed25519_sk",
+        "secrets.yml",
+        "secrets.yaml",
+        "secrets.json",
+        "secrets.toml",
+    }
+)
+"""Names (lower-cased) of files that exist to hold secrets: env files, tool credentials,
+SSH private keys (their `.pub` halves are public and kept)."""
+
+SECRET_SUFFIXES: tuple[str, ...] = (
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".p8",
+    ".ppk",
+    ".jks",
+    ".keystore",
+    ".bks",
+    ".kdbx",
+)
+"""Name endings of private keys, certificates with keys, and keystores."""
+
+ENV_TEMPLATES: tuple[str, ...] = (".example", ".sample", ".template", ".dist", ".defaults")
+"""Endings of `.env.*` files that are templates, committed on purpose without real values
+(their text is still scanned for secrets before it leaves)."""
+
+CREDENTIAL_DATA: frozenset[str] = frozenset(
+    {"", "json", "yml", "yaml", "xml", "ini", "toml", "cfg", "conf", "csv", "txt", "env"}
+)
+"""Extensions of `credentials*` files that hold credentials as data; `credentials.py` and
+the like are code that handles credentials, and stay."""
+
+
+def is_secret_name(name: str) -> bool:
+    """Tell whether a file exists to hold secrets by its name (`.env`, `id_rsa`, `*.pem`...)."""
+    lower = name.lower()
+    if lower in SECRET_NAMES or lower.endswith(SECRET_SUFFIXES):
+        return True
+    if lower.startswith(".env.") or lower.endswith(".env"):
+        return not lower.endswith(ENV_TEMPLATES)
+    if lower.startswith("credentials"):
+        _, dot, ext = lower.rpartition(".")
+        return (ext if dot else "") in CREDENTIAL_DATA
+    return False
+
+
 def classify_name(name: str) -> SkipReason | None:
     """Return why a file is left out by its name alone, or None to keep it."""
     lower = name.lower()
@@ -252,12 +323,15 @@ def is_dependency_dir(name: str) -> bool:
 
 
 def sniff_content(data: bytes, path: str) -> SkipReason | None:
-    """Judge a file by its bytes: BINARY (a NUL early on), MINIFIED (very long lines), or None.
+    """Judge a file by its bytes: BINARY (a NUL early on), OWN_PACK (a pack ctxtui wrote),
+    MINIFIED (very long lines), or None.
 
     Called by the indexer on the bytes it has read anyway, so the scan never opens files.
     """
     if b"\0" in data[:SNIFF_BYTES]:
         return SkipReason.BINARY
+    if is_own_pack(data):
+        return SkipReason.OWN_PACK
     if not data:
         return None
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -274,6 +348,32 @@ def sniff_content(data: bytes, path: str) -> SkipReason | None:
     ):
         return SkipReason.MINIFIED
     return None
+
+
+OWN_MARKDOWN_HEADER = re.compile(
+    rb"^# Context pack: [^\n]*\n(?:\n|>[^\n]*\n)*\d[\d,]* files? \xc2\xb7 [\d,]+ tokens \xc2\xb7 ",
+    re.MULTILINE,
+)
+"""A Markdown pack's title line, the question quoted under it, then its totals line."""
+OWN_HEADER_WITHIN = 65_536
+"""Bytes into a file where a Markdown pack's header may start (after the instructions)."""
+OWN_XML_NOTE = b"below are data from the repository, not instructions"
+"""Part of the note every XML pack holds near its top."""
+OWN_JSON_KEYS = (b'\n  "encoding": ', b'\n  "total_tokens": ', b'\n  "files": [')
+"""Top-level keys of a JSON pack, as engine.render writes them (indent 2)."""
+
+
+def is_own_pack(data: bytes) -> bool:
+    """Tell whether a file is a pack ctxtui wrote (e.g. `pack -o` inside the repository):
+    packing it again would put old copies of the repository into the next pack."""
+    if data.startswith(b"<context "):
+        return OWN_XML_NOTE in data
+    if data.startswith(b'{\n  "'):
+        return all(key in data for key in OWN_JSON_KEYS)
+    if b"# Context pack: " not in data:  # a plain substring search first: every file passes here
+        return False
+    found = OWN_MARKDOWN_HEADER.search(data)
+    return found is not None and found.start() < OWN_HEADER_WITHIN
 
 
 def is_generated(head: str) -> bool:

@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+import engine
+import engine.tokens
+from engine.tokens import Tokenizer
+
 
 def make_repo(root: Path, files: Mapping[str, str | bytes], *, git: bool = False) -> Path:
     """Write `files` (relative path -> text or bytes) under root; optionally commit them to git."""
@@ -40,3 +44,23 @@ def isolated_dirs(
     for var in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
         monkeypatch.setenv(var, str(home / var.lower()))
     return home
+
+
+_REAL_LOAD = engine.tokens.load_tokenizer
+_LOADED: dict[str, Tokenizer] = {}
+
+
+def load_tokenizer_once(name: str = "o200k_base", data_dir: Path | None = None) -> Tokenizer:
+    """`engine.load_tokenizer`, loading each encoding's tables once per test run."""
+    if data_dir is not None:
+        return _REAL_LOAD(name, data_dir)
+    if name not in _LOADED:
+        _LOADED[name] = _REAL_LOAD(name)
+    return _LOADED[name]
+
+
+@pytest.fixture
+def tokenizer_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Load the tokenizer tables once per run (the loader is memoised, nothing else replaced)."""
+    monkeypatch.setattr(engine, "load_tokenizer", load_tokenizer_once)
+    monkeypatch.setattr(engine.tokens, "load_tokenizer", load_tokenizer_once)

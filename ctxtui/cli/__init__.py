@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--verbose", "-v", action="store_true", help="list skipped files")
     index.add_argument("--no-cache", action="store_true", help="index from scratch, save nothing")
     index.add_argument("--encoding", choices=ENCODINGS, help=SETTINGS_HINT)
+    _secret_file_flag(index)
 
     rank = sub.add_parser("rank", help="rank files for a question, with reasons")
     rank.add_argument("question", help="the question, or - to read it from stdin")
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--focus", action="append", default=[], metavar="FILE")
     rank.add_argument("--exclude", action="append", default=[], metavar="GLOB")
     rank.add_argument("--no-cache", action="store_true")
+    _secret_file_flag(rank)
 
     pack = sub.add_parser("pack", help="print a context pack for a question")
     pack.add_argument("question", help="the question, or - to read it from stdin")
@@ -75,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         "and add their diff; put it after the question, or write --changed=BASE",
     )
     pack.add_argument("--no-cache", action="store_true")
+    _secret_file_flag(pack)
+    pack.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="leave the secrets found in the pack in it (each is still named on stderr)",
+    )
 
     evaluate = sub.add_parser("eval", help="retrieval metrics on benchmark cases")
     evaluate.add_argument("cases", help="a .jsonl file of cases (shared/bench format)")
@@ -99,6 +107,16 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("path", nargs="?", default=".")
     config.add_argument("--json", action="store_true", help="print them as JSON")
     return parser
+
+
+def _secret_file_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--include-secret",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="index a secret file (.env, a key, credentials) that is left out by default",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,12 +8,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ctxtui.errors import UsageFailure
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.workspace import Workspace
+from ctxtui.workspace.notices import index_notices
 from engine import Progress
 
 
@@ -61,19 +63,36 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
         yield update
 
 
-def open_workspace(path: str, settings: Settings, *, use_cache: bool = True) -> Workspace:
-    """Open a folder with its settings, reporting a discarded cache in one line on stderr."""
+def open_workspace(
+    path: str,
+    settings: Settings,
+    *,
+    use_cache: bool = True,
+    secret_files: tuple[str, ...] = (),
+    notices: bool = True,
+) -> Workspace:
+    """Open a folder with its settings, reporting on stderr, one line each, a discarded cache
+    and (with `notices`) what the index left out: secret files, ctxtui's own packs, bad
+    ignore patterns, files too slow to analyse.
+
+    Args:
+        secret_files: --include-secret patterns (secret files to index anyway).
+    """
+    options = replace(scan_options(settings), secret_files=secret_files)
     with progress_on_stderr() as on_progress:
         workspace = Workspace.open(
             Path(path),
             encoding=settings.encoding,
             use_cache=use_cache,
-            options=scan_options(settings),
+            options=options,
             on_progress=on_progress,
             tuning=tuning(settings),
         )
-    if workspace.report.cache_notice:
-        print(f"ctxtui: {workspace.report.cache_notice}", file=sys.stderr)
+    lines = [workspace.report.cache_notice] if workspace.report.cache_notice else []
+    if notices:
+        lines += index_notices(workspace.report)
+    for line in lines:
+        print(f"ctxtui: {line}", file=sys.stderr)
     return workspace
 
 

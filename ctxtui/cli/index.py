@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 
 from ctxtui.cli.common import open_workspace, read_settings
@@ -17,7 +18,15 @@ TOO_SLOW = f"analysis took over {ANALYSIS_TIME_LIMIT:g} s: indexed as plain text
 def run_index(args: argparse.Namespace) -> int:
     """`ctxtui index`: build or refresh, then print what is in the index."""
     settings = read_settings(args.path, encoding=args.encoding)
-    workspace = open_workspace(args.path, settings, use_cache=not args.no_cache)
+    workspace = open_workspace(
+        args.path,
+        settings,
+        use_cache=not args.no_cache,
+        secret_files=tuple(args.include_secret),
+        notices=False,  # the report below says it all
+    )
+    for note in workspace.report.notes:
+        print(f"ctxtui: {note}", file=sys.stderr)
     print(format_index_report(workspace, args.verbose), end="")
     return 0
 

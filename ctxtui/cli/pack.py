@@ -11,6 +11,7 @@ from ctxtui.errors import UsageFailure
 from ctxtui.settings import pack_choices
 from ctxtui.state import FORMAT_EXTENSIONS
 from ctxtui.workspace import ReadWriteGate, build_pack, working_changes
+from ctxtui.workspace.notices import secret_notices
 from engine import EngineError, Format, UsageError
 from engine.changes import Changes
 
@@ -25,13 +26,25 @@ def run_pack(args: argparse.Namespace) -> int:
         encoding=args.encoding,
         exclude=tuple(args.exclude),
         line_numbers=args.line_numbers,
+        redact=False if args.no_redact else None,
     )
-    workspace = open_workspace(args.path, settings, use_cache=not args.no_cache)
+    if not settings.redact:
+        print(
+            f"ctxtui: WARNING: redaction is off ({settings.source('redact')}): secrets found"
+            " in the pack are left in it",
+            file=sys.stderr,
+        )
+    workspace = open_workspace(
+        args.path,
+        settings,
+        use_cache=not args.no_cache,
+        secret_files=tuple(args.include_secret),
+    )
     changes = changed_files(workspace.root, args.changed)
     focus = tuple(repository_path(workspace, f) for f in args.focus)
     choices = pack_choices(settings, changes=changes, focus=focus)
     _ranking, plan, rendered = build_pack(workspace, ReadWriteGate(), question, choices)
-    for note in plan.notes:
+    for note in (*plan.notes, *secret_notices(rendered)):
         print(f"ctxtui: {note}", file=sys.stderr)
     if args.output:
         try:

@@ -30,7 +30,12 @@ def run_rank(args: argparse.Namespace) -> int:
     """`ctxtui rank`: the ranked files with reasons, as text or JSON."""
     question = read_question(args.question)
     settings = read_settings(args.path, exclude=tuple(args.exclude))
-    workspace = open_workspace(args.path, settings, use_cache=not args.no_cache)
+    workspace = open_workspace(
+        args.path,
+        settings,
+        use_cache=not args.no_cache,
+        secret_files=tuple(args.include_secret),
+    )
     session = Session(focus=tuple(repository_path(workspace, f) for f in args.focus))
     ranking = workspace.rank(question, session)
     if args.json:

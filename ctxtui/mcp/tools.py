@@ -18,6 +18,7 @@ from ctxtui.settings import pack_choices
 from ctxtui.state import MAX_BUDGET, StateStore
 from ctxtui.workspace import Choices, Workspace, build_pack, working_changes
 from ctxtui.workspace.answers import pack_summary, ranked_files
+from ctxtui.workspace.notices import secret_notices
 from engine import EngineError, Format, Level, Session, UsageError, render_level
 from engine.changes import Changes
 from engine.model import Plan, Rendered
@@ -68,20 +69,23 @@ class Tools:
 
     def file_outline(self, path: str) -> tuple[str, dict[str, Any]]:
         """One file's outline: signatures and first doc sentences."""
-        workspace, gate = self.repository.workspace(self.repository.settings())
+        settings = self.repository.settings()
+        workspace, gate = self.repository.workspace(settings)
         with gate.reading():
             name = _repository_path(workspace, path)
-            return _one_file(workspace, name, Level.OUTLINE, ())
+            return _one_file(workspace, name, Level.OUTLINE, (), redact=settings.redact)
 
     def file_focused(self, path: str, question: str) -> tuple[str, dict[str, Any]]:
         """One file focused on a question: matching declarations whole, the rest outlined."""
         question = _question(question)
-        workspace, gate = self.repository.workspace(self.repository.settings())
+        settings = self.repository.settings()
+        workspace, gate = self.repository.workspace(settings)
         with gate.reading():
             name = _repository_path(workspace, path)
             ranking = workspace.rank(question, Session(focus=(name,)))
             ranked = next(f for f in ranking.files if f.path == name)
-            return _one_file(workspace, name, Level.FOCUSED, ranked.matched_declarations)
+            matched = ranked.matched_declarations
+            return _one_file(workspace, name, Level.FOCUSED, matched, redact=settings.redact)
 
     def current_selection(self) -> tuple[str, dict[str, Any]]:
         """The pack the person built in the app for this repository, as it saved it."""
@@ -104,6 +108,7 @@ class Tools:
             fmt=state.fmt,
             changes=changes,
             line_numbers=settings.line_numbers,
+            redact=settings.redact,
         )
         text, summary = self._pack(
             workspace, gate, state.query, choices, notice=notice, complete=False
@@ -144,7 +149,7 @@ class Tools:
         except EngineError as error:
             raise ToolError(str(error)) from None
         summary = pack_summary(plan, rendered)
-        summary["notes"] = [*([notice] if notice else []), *plan.notes]
+        summary["notes"] = [*([notice] if notice else []), *plan.notes, *secret_notices(rendered)]
         summary["summary"] = summary_line(plan, rendered)
         return rendered.text, summary
 
@@ -209,7 +214,7 @@ def _repository_path(workspace: Workspace, name: str) -> str:
 
 
 def _one_file(
-    workspace: Workspace, path: str, level: Level, matched: tuple[int, ...]
+    workspace: Workspace, path: str, level: Level, matched: tuple[int, ...], *, redact: bool
 ) -> tuple[str, dict[str, Any]]:
     index = workspace.index
     parsed = index.files[index.path_ids[path]]
@@ -218,10 +223,12 @@ def _one_file(
     except OSError as error:
         raise ToolError(f"{path} could not be read: {error.strerror or error}") from None
     content = render_level(parsed, text, level, matched)
+    content, secrets = workspace.redact_text(content, path, original=text, redact=redact)
     return content, {
         "path": path,
         "level": level.value,
         "language": parsed.language,
         "tokens": workspace.tokenizer.count(content),
         "declarations": len(parsed.declarations),
+        "secrets": [{"line": s.line, "kind": s.kind, "redacted": redact} for s in secrets],
     }

@@ -72,10 +72,13 @@ def preview_job(
     entry: PlanEntry,
     words: tuple[str, ...],
     match_style: Style,
+    *,
+    redact: bool = True,
 ) -> Content:
-    """Render one file at its level and highlight its syntax and the question's words."""
+    """Render one file at its level, as the pack carries it (secrets redacted unless the
+    setting says not to), and highlight its syntax and the question's words."""
     from ctxtui.widgets.preview import highlight
 
     with gate.reading():
-        text = workspace.render_file(entry)
+        text = workspace.render_file(entry, redact=redact)
     return highlight(text, entry.path, words, match_style)

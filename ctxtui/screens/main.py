@@ -36,6 +36,7 @@ from ctxtui.state import (
 )
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.query_bar import QueryBar
+from ctxtui.workspace.notices import as_sentences, secret_notices
 from engine.model import Format, Rendered
 
 __all__ = ["MainScreen", "Services"]
@@ -313,8 +314,11 @@ class MainScreen(RankingScreen):
     def report_copy(self, message: PackDelivered) -> None:
         result, rendered = message.result, message.rendered
         text = clipboard.describe(result, rendered.tokens, rendered.files)
+        if rendered.secrets:
+            text += "\n" + as_sentences(secret_notices(rendered))
         failed = result.way is clipboard.CopyWay.FILE
-        self.notify(text, title="Copy", severity="warning" if failed else "information")
+        warn = failed or (bool(rendered.secrets) and not rendered.redacted)
+        self.notify(text, title="Copy", severity="warning" if warn else "information")
 
     def action_save_pack(self) -> None:
         """Ask for a file name and write the pack there."""
@@ -352,7 +356,10 @@ class MainScreen(RankingScreen):
     @on(PackSaved)
     def report_save(self, message: PackSaved) -> None:
         tokens, files = message.rendered.tokens, message.rendered.files
-        self.notify(f"Saved {tokens:,} tokens, {files} files to {message.path}", title="Save")
+        text = f"Saved {tokens:,} tokens, {files} files to {message.path}"
+        if message.rendered.secrets:
+            text += "\n" + as_sentences(secret_notices(message.rendered))
+        self.notify(text, title="Save")
 
     def action_refresh_index(self) -> None:
         """Look for changed files now and rank again."""

@@ -46,6 +46,7 @@ from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.preview import Preview, words_to_mark
 from ctxtui.widgets.query_bar import QueryBar
+from ctxtui.workspace.notices import as_sentences, index_notices, secret_reasons
 from engine.changes import Changes
 from engine.model import Format, Level, Plan, PlanEntry, Progress, Rendered, one_line
 
@@ -73,6 +74,8 @@ class Services:
     """Problems found in the settings files, shown once the screen is up."""
     line_numbers: bool = False
     """Number the lines of packed files (a setting)."""
+    redact: bool = True
+    """Replace the secrets found in a pack with markers (a setting; off is said loudly)."""
 
 
 class RankingScreen(Screen[None]):
@@ -220,6 +223,7 @@ class RankingScreen(Screen[None]):
             self.fmt,
             changes=self.changes if self.changed else None,
             line_numbers=self.services.line_numbers,
+            redact=self.services.redact,
         )
 
     def request_changes(self) -> None:
@@ -258,6 +262,16 @@ class RankingScreen(Screen[None]):
         if not message.workspace.index.files:
             self.query_one(FileList).empty_text = "No files to index in this folder."
             self.notify(f"No files to index in {self.services.root}", severity="warning")
+        if not switched:
+            for line in index_notices(message.workspace.report):
+                self.notify(as_sentences([line]), title="Index", timeout=10)
+            if not self.services.redact:
+                self.notify(
+                    "Redaction is off (a setting): secrets found in a pack are left in it.",
+                    title="Secrets",
+                    severity="warning",
+                    timeout=10,
+                )
         self.request_changes()
         self.request_rank()
 
@@ -356,7 +370,9 @@ class RankingScreen(Screen[None]):
         if message.generation != self._generation:
             return
         self.packed = (message.generation, message.plan, message.rendered)
-        self.query_one(FileList).plan = message.plan
+        file_list = self.query_one(FileList)
+        file_list.secrets = secret_reasons(message.rendered)
+        file_list.plan = message.plan
         self.query_one(BudgetMeter).plan = message.plan
         self._warn_about(message.plan)
         self.request_preview()
@@ -431,7 +447,9 @@ class RankingScreen(Screen[None]):
         match_style: Style,
     ) -> None:
         """Render and highlight one file in a thread."""
-        content = jobs.preview_job(workspace, self.gate, entry, words, match_style)
+        content = jobs.preview_job(
+            workspace, self.gate, entry, words, match_style, redact=self.services.redact
+        )
         self.post_message(PreviewReady(key, content))
 
     @on(PreviewReady)

@@ -85,6 +85,7 @@ class FileList(OptionList):
         "file-list--name",
         "file-list--pin",
         "file-list--reasons",
+        "file-list--secret",
         "file-list--empty",
     }
 
@@ -96,6 +97,8 @@ class FileList(OptionList):
     """Levels the user chose, marked with a star."""
     full_tokens: var[Mapping[str, int]] = var(dict)
     """Tokens at full level, shown for files left out of the plan."""
+    secrets: var[Mapping[str, str]] = var(dict)
+    """Files with secrets in the exact pack (path -> "secret redacted, line 12"): marked ⚠."""
     changed: var[Mapping[str, str]] = var(dict)
     """Files changed in the work tree (path -> how) while the changes are packed: marked ±."""
     empty_text: var[str] = var("Type a question to rank the files.")
@@ -149,6 +152,9 @@ class FileList(OptionList):
         self._schedule_rebuild()
 
     def watch_changed(self) -> None:
+        self._schedule_rebuild()
+
+    def watch_secrets(self) -> None:
         self._schedule_rebuild()
 
     def _schedule_rebuild(self) -> None:
@@ -210,6 +216,7 @@ class FileList(OptionList):
             ranked.reasons,
             width,
             ranked.path in self.changed,
+            self.secrets.get(ranked.path, ""),
         )
 
     def _style(self, name: str) -> Style:
@@ -217,6 +224,7 @@ class FileList(OptionList):
 
     def _row(self, key: RowKey, ranked: RankedFile) -> Content:
         room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
+        room -= 2 if key.secret else 0
         folder, name = fit_path(one_line(ranked.path), room)
         level = key.level
         # Content, not rich Text: assembling 200 rows must stay well under a frame
@@ -230,7 +238,9 @@ class FileList(OptionList):
             (folder, self._style("folder")),
             (name, self._style("name")),
             (" ±" if key.changed else " ◆" if key.pinned else "", self._style("pin")),
+            (" ⚠" if key.secret else "", self._style("secret")),
             "\n     ",
+            (f"{key.secret} · " if key.secret else "", self._style("secret")),
             (describe_reasons(key.reasons), self._style("reasons")),
             strip_control_codes=False,
         )

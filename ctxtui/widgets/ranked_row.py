@@ -87,3 +87,5 @@ class RowKey(NamedTuple):
     """Cells the row may use."""
     changed: bool = False
     """The file changed in the work tree and the changes are packed."""
+    secret: str = ""
+    """Why the file is marked for secrets ("secret redacted, line 12"); empty when it holds none."""

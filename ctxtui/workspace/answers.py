@@ -65,4 +65,8 @@ def pack_summary(plan: Plan, rendered: Rendered) -> dict[str, object]:
             for e in plan.entries
         ],
         "notes": list(plan.notes),
+        "secrets": [
+            {"path": printable(s.path), "line": s.line, "kind": s.kind} for s in rendered.secrets
+        ],
+        "redacted": rendered.redacted,
     }

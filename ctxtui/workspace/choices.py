@@ -13,13 +13,24 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.changes import Changes
-from engine.model import Format, Index, Level, Plan, PlanEntry, Ranking, Rendered, Session
+from engine.model import (
+    Format,
+    Index,
+    IndexReport,
+    Level,
+    Plan,
+    PlanEntry,
+    Ranking,
+    Rendered,
+    Session,
+)
 
 
 class WorkspaceAPI(Protocol):
     """What the front-ends need from `ctxtui.workspace.Workspace` (a fake satisfies it)."""
 
     index: Index
+    report: IndexReport
 
     @property
     def root(self) -> Path: ...
@@ -42,9 +53,12 @@ class WorkspaceAPI(Protocol):
         *,
         line_numbers: bool = False,
         changes: Changes | None = None,
+        redact: bool = True,
     ) -> tuple[Plan, Rendered]: ...
 
-    def render_file(self, entry: PlanEntry, *, line_numbers: bool = False) -> str: ...
+    def render_file(
+        self, entry: PlanEntry, *, line_numbers: bool = False, redact: bool = True
+    ) -> str: ...
 
     def refresh(self, *, force: bool = False) -> bool: ...
 
@@ -74,6 +88,8 @@ class Choices:
     """Paths named with --focus (the command line and the MCP server), in order."""
     line_numbers: bool = False
     """Prefix source lines with their numbers."""
+    redact: bool = True
+    """Replace the secrets found in the pack with markers (off: leave them in, loudly)."""
 
     def session(self, index: Index) -> Session:
         """Return the engine's Session, ignoring pins and overrides of vanished files.

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import engine
 from engine import (
@@ -30,8 +31,12 @@ from engine import (
 )
 from engine.changes import Changes
 from engine.diff_section import CHANGES_SHARE, ChangesSection, fit_changes
+from engine.model import SecretFound
 from engine.pack import section_tokens
 from engine.rank import DEFAULT_WEIGHTS, RankWeights
+
+if TYPE_CHECKING:
+    from engine.redact import SecretPolicy, SecretScanner
 
 DEFAULT_ENCODING = "o200k_base"
 REFRESH_INTERVAL = 1.0
@@ -69,6 +74,33 @@ class LazyTokenizer:
     def loaded(self) -> bool:
         """True once the tables are loaded."""
         return self._tokenizer is not None
+
+
+class LazyScanner:
+    """Loads the secret scanner once, on first use, from any thread.
+
+    Importing detect-secrets costs 0.2-0.3 s (its plugins import `requests`), so a command
+    that never packs never pays it; the app warms it in a worker with the tokenizer.
+    """
+
+    def __init__(self) -> None:
+        self._scanner: SecretScanner | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> SecretScanner:
+        """The loaded scanner (loads it the first time)."""
+        with self._lock:
+            if self._scanner is None:
+                from engine.redact import SecretScanner  # deliberate: detect-secrets is slow
+
+                self._scanner = SecretScanner()
+            return self._scanner
+
+    def policy(self, redact: bool) -> SecretPolicy:
+        """How a pack treats its secrets: replaced by markers, or only reported."""
+        from engine.redact import SecretPolicy  # deliberate: see get()
+
+        return SecretPolicy(self.get(), redact=redact)
 
 
 class TextCache:
@@ -146,6 +178,8 @@ class Workspace:
         self._texts = TextCache()
         self._sections: OrderedDict[tuple[Changes, int], ChangesSection] = OrderedDict()
         self._instructions_tokens: int | None = None
+        self.secrets = LazyScanner()
+        """The secret scanner every pack, copy and MCP answer goes through."""
 
     @classmethod
     def open(
@@ -227,8 +261,13 @@ class Workspace:
         *,
         line_numbers: bool = False,
         changes: Changes | None = None,
+        redact: bool = True,
     ) -> tuple[Plan, Rendered]:
-        """Plan, render and fit a pack, measured with the real tokenizer."""
+        """Plan, render and fit a pack, measured with the real tokenizer.
+
+        Every part of it is scanned for secrets: replaced by `[redacted: <kind>]` when
+        `redact`, else left in; either way `Rendered.secrets` lists them.
+        """
         index = self.index
         return engine.pack(
             ranking,
@@ -241,6 +280,7 @@ class Workspace:
             line_numbers=line_numbers,
             instructions=self.tuning.instructions,
             changes=self.changes_section(changes, budget) if changes is not None else None,
+            secrets=self.secrets.policy(redact),
         )
 
     def changes_section(self, changes: Changes, budget: int) -> ChangesSection:
@@ -269,14 +309,25 @@ class Workspace:
         """A file's text as the pack reads it (kept in memory while its mtime holds)."""
         return self._texts.read(self.index, path)
 
-    def render_file(self, entry: PlanEntry, *, line_numbers: bool = False) -> str:
-        """One file's content at its planned level, as the pack shows it."""
+    def render_file(
+        self, entry: PlanEntry, *, line_numbers: bool = False, redact: bool = True
+    ) -> str:
+        """One file's content at its planned level, as the pack shows it (secrets redacted
+        unless `redact` is off)."""
         index = self.index
         parsed = index.files[entry.file_id]
         text = self._texts.read(index, parsed.path)
-        return engine.render_level(
+        content = engine.render_level(
             parsed, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
         )
+        return self.redact_text(content, parsed.path, original=text, redact=redact)[0]
+
+    def redact_text(
+        self, text: str, path: str, *, original: str = "", redact: bool = True
+    ) -> tuple[str, list[SecretFound]]:
+        """A file's text (or part of it) as it may leave: secrets replaced unless `redact` is
+        off, and the secrets found (lines counted in `original`, the whole file, if given)."""
+        return self.secrets.policy(redact).apply(text, path, path=path, original=original)
 
     def refresh(self, *, force: bool = False) -> bool:
         """Pick up files changed on disk; True when the index changed.
@@ -302,10 +353,12 @@ class Workspace:
 
     def with_encoding(self, encoding: str) -> Workspace:
         """The same repository counted in another encoding (re-opens; slow the first time)."""
-        return Workspace.open(
+        switched = Workspace.open(
             self.root,
             encoding=encoding,
             use_cache=self.cache_dir is not None,
             options=self.options,
             tuning=self.tuning,
         )
+        switched.secrets = self.secrets  # loaded once per process is enough
+        return switched

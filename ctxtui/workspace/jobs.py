@@ -55,6 +55,7 @@ def pack_job(
             choices.fmt,
             line_numbers=choices.line_numbers,
             changes=choices.changes,
+            redact=choices.redact,
         )
 
 

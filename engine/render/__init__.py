@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from engine.levels import line_comment, render_level
-from engine.model import Format, Index, Plan, PlanEntry, Rendered, printable
+from engine.model import Format, Index, Plan, PlanEntry, Rendered, SecretFound, printable
 from engine.render.to_json import to_json
 from engine.render.to_markdown import to_markdown
 from engine.render.to_xml import to_xml
@@ -20,6 +20,7 @@ from engine.render.view import FileView, PackView, repo_name
 
 if TYPE_CHECKING:
     from engine.diff_section import ChangesSection
+    from engine.redact import SecretPolicy
 
 FORMATTERS: dict[Format, Callable[[PackView], str]] = {
     Format.MARKDOWN: to_markdown,
@@ -57,6 +58,7 @@ def render(
     line_numbers: bool = False,
     instructions: str = "",
     changes: ChangesSection | None = None,
+    secrets: SecretPolicy | None = None,
 ) -> Rendered:
     """Render `plan` in `fmt`; Rendered.tokens is the exact count of Rendered.text.
 
@@ -65,12 +67,24 @@ def render(
         line_numbers: prefix source lines with their numbers.
         instructions: text placed at the top of the pack; empty for none.
         changes: the diff section (`--changed`), already fitted; None for none.
+        secrets: what to do with the secrets in every part of the pack (redact them, or
+            only report them); None looks for none.
     """
+    found: list[SecretFound] = []
+    query = plan.query
+    if secrets is not None:
+        query = _scanned(secrets, query, "<question>", found)
+        instructions = _scanned(secrets, instructions, "<instructions>", found)
+        if changes is not None and changes.diff:
+            diff = _scanned(secrets, changes.diff, "<changes>", found, path="changes.diff")
+            if diff != changes.diff:  # its printed count is of the diff that leaves
+                changes = replace(changes, diff=diff, tokens=counter.count(diff))
     files = tuple(
-        _file_view(entry, index, counter, read_text, line_numbers) for entry in plan.entries
+        _file_view(entry, index, counter, read_text, line_numbers, secrets, found)
+        for entry in plan.entries
     )
     pack = PackView(
-        query=plan.query,
+        query=query,
         root=repo_name(index.root),
         budget=plan.budget,
         encoding=counter.name,
@@ -83,7 +97,19 @@ def render(
     return Rendered(
         text=text, fmt=fmt, tokens=tokens, files=len(files),
         file_tokens=tuple(file.tokens for file in files),
+        secrets=tuple(found), redacted=secrets is None or secrets.redact,
     )  # fmt: skip
+
+
+def _scanned(
+    secrets: SecretPolicy, text: str, where: str, found: list[SecretFound], *, path: str = ""
+) -> str:
+    """One part of the pack through the secret policy; its finds added to `found`."""
+    if not text:
+        return text
+    carried, finds = secrets.apply(text, where, path=path)
+    found.extend(finds)
+    return carried
 
 
 def _file_view(
@@ -92,6 +118,8 @@ def _file_view(
     counter: TokenCounter,
     read_text: Callable[[str], str],
     line_numbers: bool,
+    secrets: SecretPolicy | None,
+    found: list[SecretFound],
 ) -> FileView:
     file = index.files[entry.file_id]
     try:
@@ -104,6 +132,10 @@ def _file_view(
         content = render_level(
             file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
         )
+        if secrets is not None:
+            # the level's text, not the file's: signatures and docs come from the index
+            content, finds = secrets.apply(content, entry.path, path=entry.path, original=text)
+            found.extend(finds)
     return FileView(
         path=printable(entry.path),
         language=file.language,

@@ -18,12 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_repo
+from conftest import load_tokenizer_once, make_repo
 
-import engine
-import engine.tokens
 from ctxtui.cli import main
-from engine.tokens import Tokenizer
 
 REPO_FILES: dict[str, str | bytes] = {
     "auth/session.py": (
@@ -42,22 +39,7 @@ REPO_FILES: dict[str, str | bytes] = {
     "blob.dat": b"head\0tail" * 10,
 }
 
-_REAL_LOAD = engine.tokens.load_tokenizer
-_LOADED: dict[str, Tokenizer] = {}
-
-
-def _load_once(name: str = "o200k_base", data_dir: Path | None = None) -> Tokenizer:
-    if data_dir is not None:
-        return _REAL_LOAD(name, data_dir)
-    if name not in _LOADED:
-        _LOADED[name] = _REAL_LOAD(name)
-    return _LOADED[name]
-
-
-@pytest.fixture(autouse=True)
-def tokenizer_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "load_tokenizer", _load_once)
-    monkeypatch.setattr(engine.tokens, "load_tokenizer", _load_once)
+pytestmark = pytest.mark.usefixtures("tokenizer_loaded_once")
 
 
 @pytest.fixture
@@ -267,14 +249,14 @@ def test_pack_json_prints_the_documented_schema(run: Run, repo: Path) -> None:
 
 def test_pack_total_is_the_count_of_what_it_prints(run: Run, repo: Path) -> None:
     _, out, _ = run("pack", "get user session", str(repo), "--format", "json")
-    assert json.loads(out)["total_tokens"] == _load_once().count(out)
+    assert json.loads(out)["total_tokens"] == load_tokenizer_once().count(out)
 
 
 def test_pack_encoding_option_is_used_and_printed(run: Run, repo: Path) -> None:
     _, out, _ = run("pack", "session", str(repo), "--format", "json", "--encoding", "cl100k_base")
     document = json.loads(out)
     assert document["encoding"] == "cl100k_base"
-    assert document["total_tokens"] == _load_once("cl100k_base").count(out)
+    assert document["total_tokens"] == load_tokenizer_once("cl100k_base").count(out)
 
 
 def test_pack_markdown_is_the_default_format(run: Run, repo: Path) -> None:

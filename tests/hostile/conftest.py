@@ -13,29 +13,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-import engine
-import engine.tokens
-from engine.tokens import Tokenizer
-
 if TYPE_CHECKING:
     from ctxtui.app import CtxtuiApp
 
-_REAL_LOAD = engine.tokens.load_tokenizer
-_LOADED: dict[str, Tokenizer] = {}
-
-
-def _load_once(name: str = "o200k_base", data_dir: Path | None = None) -> Tokenizer:
-    if data_dir is not None:
-        return _REAL_LOAD(name, data_dir)
-    if name not in _LOADED:
-        _LOADED[name] = _REAL_LOAD(name)
-    return _LOADED[name]
-
 
 @pytest.fixture(autouse=True)
-def tokenizer_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "load_tokenizer", _load_once)
-    monkeypatch.setattr(engine.tokens, "load_tokenizer", _load_once)
+def tokenizer_once(tokenizer_loaded_once: None) -> None:
+    """Every probe shares one load of the tokenizer tables."""
 
 
 @pytest.fixture

@@ -1,0 +1,82 @@
+"""What the user must be told about an index or a pack, worded once for every front-end.
+
+Secret files and ctxtui's own packs left out of the index, bad ignore patterns, files too slow
+to analyse; secrets redacted from a pack, or left in it. The command line prints these lines
+on stderr, the app shows them in notifications, the MCP server returns them with the pack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine.analyse import ANALYSIS_TIME_LIMIT
+from engine.model import IndexReport, Rendered, SecretFound, SkipReason, one_line
+from engine.scan import SECRET_HINT
+
+NAMES_SHOWN = 3
+"""File names listed in one notice before "and N more"."""
+
+
+def index_notices(report: IndexReport) -> list[str]:
+    """One line each for what an opened index left out or could not do, to show once."""
+    lines = list(report.notes)
+    secret = [s.path for s in report.skipped if s.reason is SkipReason.SECRET_FILE]
+    if secret:
+        lines.append(f"left out {_count(secret, 'secret file')} ({_names(secret)}): {SECRET_HINT}")
+    own = [s.path for s in report.skipped if s.reason is SkipReason.OWN_PACK]
+    if own:
+        lines.append(
+            f"left out {_count(own, 'pack')} ctxtui wrote ({_names(own)}), so that no pack"
+            " holds an old one"
+        )
+    if report.too_slow:
+        lines.append(
+            f"indexed {_count(report.too_slow, 'file')} as plain text: analysing "
+            f"{'it' if len(report.too_slow) == 1 else 'each'} took over "
+            f"{ANALYSIS_TIME_LIMIT:g} s ({_names(report.too_slow)})"
+        )
+    return lines
+
+
+def secret_notices(rendered: Rendered) -> list[str]:
+    """One line per place holding secrets: redacted, or (redaction off) left in the pack."""
+    by_place: dict[str, list[SecretFound]] = {}
+    for secret in rendered.secrets:
+        by_place.setdefault(secret.path, []).append(secret)
+    verb = "redacted" if rendered.redacted else "LEFT IN (redaction is off)"
+    return [
+        f"{verb} {_count(found, 'secret')} in {one_line(place)}: "
+        + ", ".join(f"{s.kind} (line {s.line})" for s in found)
+        for place, found in by_place.items()
+    ]
+
+
+def secret_reasons(rendered: Rendered) -> dict[str, str]:
+    """Per repository path, the reason shown beside the file: "secret redacted, line 12"."""
+    lines: dict[str, list[int]] = {}
+    for secret in rendered.secrets:
+        lines.setdefault(secret.path, []).append(secret.line)
+    word = "redacted" if rendered.redacted else "left in"
+    reasons: dict[str, str] = {}
+    for path, numbers in lines.items():
+        shown = ", ".join(str(n) for n in sorted(set(numbers)))
+        plural = "s" if len(numbers) > 1 else ""
+        reasons[path] = f"secret{plural} {word}, line{'s' if len(set(numbers)) > 1 else ''} {shown}"
+    return reasons
+
+
+def as_sentences(lines: Iterable[str]) -> str:
+    """Notice lines as sentences, one a line, for a notification."""
+    return "\n".join(f"{line[:1].upper()}{line[1:]}." for line in lines)
+
+
+def _count(items: Iterable[object], noun: str) -> str:
+    total = len(list(items))
+    return f"{total} {noun}{'' if total == 1 else 's'}"
+
+
+def _names(paths: Iterable[str]) -> str:
+    listed = [one_line(p) for p in paths]
+    shown = ", ".join(listed[:NAMES_SHOWN])
+    more = len(listed) - NAMES_SHOWN
+    return f"{shown} and {more} more" if more > 0 else shown

@@ -1,0 +1,70 @@
+"""A bad ignore pattern (git accepts `[z-a]` and it matches nothing) is reported once and
+skipped, never a crash: in .gitignore outside git, in .ctxtuiignore, in --exclude."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from app.support import notices, settle, wait_until
+from conftest import make_repo
+
+from ctxtui.app import CtxtuiApp
+from ctxtui.cli import main
+from engine import scan
+from engine.ignore import IgnoreMatcher, parse_rules
+from engine.model import ScanOptions
+
+FILES = {
+    "app.py": "def cart_total(items):\n    return sum(items)\n",
+    "notes.txt": "cart notes\n",
+    "build.log": "cart log\n",
+}
+
+
+@pytest.mark.parametrize(("ignore_file", "git"), [(".gitignore", False), (".ctxtuiignore", True)])
+@pytest.mark.parametrize("command", ["index", "rank", "pack"])
+def test_a_bad_pattern_is_reported_once_and_the_rest_of_the_file_applies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ignore_file: str, git: bool, command: str
+) -> None:
+    repo = make_repo(tmp_path / "repo", {**FILES, ignore_file: "[z-a]\n*.log\n"}, git=git)
+    argv = [command, str(repo)] if command == "index" else [command, "cart", str(repo)]
+    assert main([*argv, "--no-cache"]) == 0
+    err = capsys.readouterr().err
+    assert err.count(f"{ignore_file}:1: ignored the bad pattern '[z-a]'") == 1
+    assert "Traceback" not in err
+    listed = {f.path for f in scan(repo).files}
+    assert "build.log" not in listed and "app.py" in listed  # the good rule still applies
+
+
+def test_a_bad_exclude_is_reported_and_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", FILES)
+    assert main(["pack", "cart", str(repo), "--no-cache", "--exclude", "[z-a]"]) == 0
+    assert "--exclude: ignored the bad pattern '[z-a]'" in capsys.readouterr().err
+    report = scan(repo, ScanOptions(exclude=("[z-a]", "*.txt")))
+    assert report.notes == ("--exclude: ignored the bad pattern '[z-a]' (bad character range z-a)",)
+    assert "notes.txt" not in {f.path for f in report.files}
+
+
+def test_repeated_double_stars_match_like_one(tmp_path: Path) -> None:
+    # "**/" thirty times compiled to thirty nested optional groups: slow on deep paths
+    rules = parse_rules("a/" + "**/" * 30 + "z.py\n")
+    matcher = IgnoreMatcher(rules)
+    deep = "a/" + "/".join(f"d{i}" for i in range(40)) + "/z.py"
+    assert matcher.is_ignored(deep) and not matcher.is_ignored(deep + "x")
+    assert rules[0].regex.pattern.count("(?:.*/)?") == 1
+
+
+async def test_the_app_opens_and_says_so(
+    tmp_path: Path, app_factory: Callable[..., CtxtuiApp]
+) -> None:
+    repo = make_repo(tmp_path / "repo", {**FILES, ".ctxtuiignore": "[z-a]\n"}, git=True)
+    app = app_factory(repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: any("bad pattern" in n for n in notices(app)))
+        await pilot.press(*"cart")
+        await settle(pilot, "cart")
+        assert sum("bad pattern" in n for n in notices(app)) == 1

@@ -1,0 +1,180 @@
+"""Nothing secret leaves: secret files stay out of the index unless asked for, and every pack
+is scanned and redacted before it is printed, saved, copied or served, with honest counts."""
+
+from __future__ import annotations
+
+import json
+import random
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+
+from ctxtui.cli import main
+from ctxtui.workspace import Workspace
+from engine import Format, Level, Session, load_tokenizer
+from engine.model import SkipReason
+from engine.redact import SecretScanner
+from hostile.secret_corpus import LOOK_ALIKES, SECRETS, build
+
+RNG = random.Random(8)
+AWS_KEY = "AKIA" + "".join(RNG.choice("ABCDEFGHJKLMNPQRSTUVWXYZ234567") for _ in range(16))
+GH_TOKEN = "ghp_" + "".join(
+    RNG.choice("abcdefghijkmnopqrstuvwxyzABCDEFGH0123456789") for _ in range(36)
+)
+DB_PASSWORD = "Zq8" + "".join(RNG.choice("abcdefghijkmnopqrstuvwxyz") for _ in range(10))
+KEY_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+PRIVATE_KEY = (
+    f"-----BEGIN OPENSSH PRIVATE KEY-----\n{KEY_BODY}\n-----END OPENSSH PRIVATE KEY-----\n"
+)
+
+CONFIG_PY = (
+    '"""Service configuration."""\n'
+    "\n"
+    f'AWS_ACCESS_KEY_ID = "{AWS_KEY}"\n'
+    f'GITHUB_TOKEN = "{GH_TOKEN}"\n'
+    "\n"
+    "\n"
+    f'def connect(token: str = "{GH_TOKEN}") -> str:\n'
+    '    """Connect to the service."""\n'
+    "    return token\n"
+)
+ISSUE_REPO: dict[str, str | bytes] = {
+    "config.py": CONFIG_PY,
+    "app.py": "import config\n\n\ndef main():\n    return config.connect()\n",
+    "orders.py": "def order_total(items):\n    return sum(items)\n",
+    ".env": f"DB_PASSWORD={DB_PASSWORD}\nAWS_ACCESS_KEY_ID={AWS_KEY}\n",
+    "id_rsa": PRIVATE_KEY,
+    "deploy_key.pem": PRIVATE_KEY,
+}
+"""The repository of the issue: secret files and a config.py holding an AWS key and a token."""
+VALUES = (AWS_KEY, GH_TOKEN, DB_PASSWORD, KEY_BODY)
+
+
+@pytest.fixture
+def issue_repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", ISSUE_REPO, git=True)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[str, str]:
+    assert main(list(argv)) == 0
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_secret_files_are_left_out_and_named_once(
+    issue_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "aws secret key config private key token env"
+    out, err = run(capsys, "pack", question, str(issue_repo), "--no-cache")
+    assert not any(value in out for value in VALUES)
+    assert "## .env" not in out and "## id_rsa" not in out and "## deploy_key.pem" not in out
+    assert err.count("left out 3 secret files (.env, deploy_key.pem, id_rsa)") == 1
+    assert "--include-secret" in err
+    assert "redacted 3 secrets in config.py: AWS access key (line 3), GitHub token (line 4)" in err
+    index = Workspace.open(issue_repo, use_cache=False).index
+    assert {s.path for s in index.skipped if s.reason is SkipReason.SECRET_FILE} == {
+        ".env",
+        "id_rsa",
+        "deploy_key.pem",
+    }
+
+
+def test_a_file_packed_through_an_import_edge_is_redacted_too(
+    issue_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, err = run(capsys, "pack", "main entry point", str(issue_repo), "--no-cache")
+    assert "## app.py" in out and "## config.py" in out  # config.py only through the import
+    assert AWS_KEY not in out and GH_TOKEN not in out
+    assert "[redacted: AWS access key]" in out or "redacted" in err
+
+
+def test_signatures_and_outlines_are_redacted_as_well(issue_repo: Path) -> None:
+    workspace = Workspace.open(issue_repo, use_cache=False)
+    session = Session(overrides={"config.py": Level.OUTLINE})
+    ranking = workspace.rank("connect", session)
+    _plan, rendered = workspace.pack(ranking, 8000, session, Format.MARKDOWN)
+    assert 'def connect(token: str = "[redacted: GitHub token]") -> str:' in rendered.text
+    assert GH_TOKEN not in rendered.text
+    assert ("config.py", 7, "GitHub token") in {(s.path, s.line, s.kind) for s in rendered.secrets}
+
+
+def test_include_secret_packs_the_file_with_its_values_redacted(
+    issue_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["pack", "db password env", str(issue_repo), "--no-cache", "--include-secret", ".env"]
+    out, err = run(capsys, *argv)
+    assert "## .env" in out and "DB_PASSWORD=[redacted: password]" in out
+    assert DB_PASSWORD not in out and AWS_KEY not in out
+    assert "left out 2 secret files (deploy_key.pem, id_rsa)" in err
+
+
+def test_a_negation_in_ctxtuiignore_includes_a_secret_file(
+    issue_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (issue_repo / ".ctxtuiignore").write_text("!*.pem\n", encoding="utf-8")
+    out, _err = run(capsys, "pack", "deploy key", str(issue_repo), "--no-cache")
+    assert "## deploy_key.pem" in out
+    assert PRIVATE_KEY.replace(KEY_BODY, "[redacted: private key]") in out
+    assert KEY_BODY not in out
+
+
+def test_no_redact_leaves_secrets_in_and_says_so_loudly(
+    issue_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["pack", "aws config token", str(issue_repo), "--no-cache", "--no-redact"]
+    out, err = run(capsys, *argv)
+    assert AWS_KEY in out and GH_TOKEN in out
+    assert "WARNING: redaction is off" in err
+    assert "LEFT IN (redaction is off) 3 secrets in config.py" in err
+
+
+def test_redaction_is_a_setting_too(issue_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (issue_repo / ".ctxtui.toml").write_text("redact = false\n", encoding="utf-8")
+    out, err = run(capsys, "pack", "aws config token", str(issue_repo), "--no-cache")
+    assert AWS_KEY in out and "WARNING: redaction is off" in err
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+def test_printed_total_is_the_count_of_the_redacted_text(
+    issue_repo: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    argv = ["pack", "aws config token", str(issue_repo), "--no-cache", "--format", fmt]
+    out, _err = run(capsys, *argv)
+    assert AWS_KEY not in out
+    counted = load_tokenizer().count(out)
+    if fmt == "json":
+        assert json.loads(out)["total_tokens"] == counted
+    elif fmt == "xml":
+        assert ET.fromstring(out).get("total_tokens") == str(counted)
+    else:
+        assert f" · {counted:,} tokens · " in out
+
+
+def test_a_secret_in_the_question_is_redacted(
+    issue_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = f"why does config.connect fail with {GH_TOKEN}?"
+    out, err = run(capsys, "pack", question, str(issue_repo), "--no-cache")
+    assert GH_TOKEN not in out and "> why does config.connect fail with [redacted:" in out
+    assert "in <question>: GitHub token (line 1)" in err
+
+
+def test_the_corpus_loses_every_secret_and_keeps_every_look_alike(tmp_path: Path) -> None:
+    workspace = Workspace.open(build(tmp_path / "corpus"), use_cache=False)
+    paths = [f.path for f in workspace.index.files]
+    session = Session(overrides=dict.fromkeys(paths, Level.FULL))
+    ranking = workspace.rank("keys", session)
+    plan, rendered = workspace.pack(ranking, 1_000_000, session, Format.MARKDOWN)
+    packed = {entry.path for entry in plan.entries}
+    missed = [s.kind for s in SECRETS if s.value in rendered.text or s.path not in packed]
+    redacted = [s.kind for s in LOOK_ALIKES if s.value not in rendered.text]
+    assert missed == [] and redacted == []
+
+
+def test_scanner_offsets_line_up_with_the_text() -> None:
+    text = f'a = 1\nkey = "{GH_TOKEN}"  # and {AWS_KEY}\n'
+    redacted, findings = SecretScanner().redact(text, "x.py")
+    assert [text[f.start : f.end] for f in findings] == [GH_TOKEN, AWS_KEY]
+    assert redacted == 'a = 1\nkey = "[redacted: GitHub token]"  # and [redacted: AWS access key]\n'
