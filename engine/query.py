@@ -80,50 +80,64 @@ class QueryAnalysis:
     """The question asks about release notes: lift the changelog prior."""
 
 
+@dataclass(frozen=True, slots=True)
+class QueryWeights:
+    """How a question's words are weighted; the ranking's values and their sources are in
+    `RankWeights`."""
+
+    max_terms: int = 40
+    """Keep at most this many terms (long bug reports keep their most telling words)."""
+    code_weight: float = 1.5
+    """Weight multiplier for words from code-looking tokens."""
+    repeat_cap: float = 99.0
+    """The most weight repetition can give a word (1 + ln(count), capped)."""
+    title_weight: float = 1.0
+    """Weight multiplier for the words of a many-line question's first line."""
+    expansions: int = 12
+    """How many vocabulary words a partly typed last word expands to."""
+
+
 def analyse_query(
     index: Index,
     text: str,
+    weights: QueryWeights = QueryWeights(),
     *,
-    max_terms: int = 40,
-    code_weight: float = 1.5,
     complete: bool = True,
-    expansions: int = 12,
-    repeat_cap: float = 99.0,
 ) -> QueryAnalysis:
     """Reduce a question to weighted index terms, mentioned files and an intent.
 
     Args:
         index: the index whose vocabulary the terms must come from.
         text: the question.
-        max_terms: keep at most this many terms (long bug reports).
-        code_weight: weight multiplier for words from code-looking tokens.
+        weights: how words are weighted.
         complete: False while the user is typing: the last word may be a prefix and is
             expanded to the vocabulary words it starts.
-        expansions: how many vocabulary words a partial last word expands to.
-        repeat_cap: the most weight repetition can give a word (1 + ln(count), capped).
     """
     raw_lower = [t.lower() for t in IDENTIFIER.findall(text)]
     # a word's evidence: each time it is said counts 1, or code_weight from an identifier
     counts: dict[str, float] = defaultdict(float)
     shown: dict[str, str] = {}
     for token in IDENTIFIER.findall(text):
-        boost = code_weight if CODE_LIKE.search(token) else 1.0
+        boost = weights.code_weight if CODE_LIKE.search(token) else 1.0
         for word in identifier_words(token):
             counts[word] += boost
             shown.setdefault(word, token if len(token) < 40 else word)
     weighted: dict[str, float] = {
-        w: min(1.0 + math.log(c), repeat_cap) if c >= 1 else c for w, c in counts.items()
+        w: min(1.0 + math.log(c), weights.repeat_cap) if c >= 1 else c for w, c in counts.items()
     }
+    if weights.title_weight != 1.0:
+        for word in _title_words(text) & weighted.keys():
+            weighted[word] *= weights.title_weight
     if not complete and raw_lower and not text[-1:].isspace():
-        _expand_last_word(index, raw_lower[-1], weighted, shown, expansions)
+        _expand_last_word(index, raw_lower[-1], weighted, shown, weights.expansions)
     terms = [
         QueryTerm(index.vocab[w], w, shown.get(w, w), weight)
         for w, weight in weighted.items()
         if w in index.vocab
     ]
-    if len(terms) > max_terms:
+    if len(terms) > weights.max_terms:
         terms.sort(key=lambda t: -t.weight * _idf_of(index, t.term_id))
-        terms = terms[:max_terms]
+        terms = terms[: weights.max_terms]
     words_said = set(raw_lower)
     return QueryAnalysis(
         terms=tuple(terms),
@@ -134,6 +148,14 @@ def analyse_query(
         wants_examples=bool(words_said & EXAMPLE_WORDS),
         wants_changelog=bool(words_said & CHANGELOG_WORDS),
     )
+
+
+def _title_words(text: str) -> set[str]:
+    """Index words of a many-line question's first line (a commit subject, an issue title)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2:
+        return set()
+    return {w for token in IDENTIFIER.findall(lines[0]) for w in identifier_words(token)}
 
 
 def _idf_of(index: Index, term_id: int) -> float:

@@ -1,0 +1,120 @@
+"""Ranking signals added for repositories the tuning never saw (issue 11): each test builds a
+small repository where the signal decides the order, and checks it against the weights
+without that signal, so a test fails when the signal stops working."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from conftest import make_repo
+from index_support import index_repo
+
+from engine.model import Index, Ranking
+from engine.rank import DEFAULT_WEIGHTS, rank
+
+
+def paths(ranking: Ranking) -> list[str]:
+    return [f.path for f in ranking.files]
+
+
+# ------------------------------------------------------------------- a word that names a file
+
+HANDLERS = (
+    "def handle_{name}(request, response):\n"
+    "    response.headers.append(('x-{name}', request.path))\n"
+    "    response.headers.append(('x-{name}-header', request.query))\n"
+    "    response.status = 200\n"
+    "    return response\n"
+)
+
+WEB: dict[str, str | bytes] = {
+    **{f"web/handlers/{n}.py": HANDLERS.format(name=n) for n in ("users", "orders", "items")},
+    "web/response.py": (
+        "class Reply:\n"
+        "    def __init__(self, fields):\n"
+        "        self.fields = list(fields)\n\n"
+        "    def add(self, key, value):\n"
+        "        self.fields.append((key, value))\n"
+    ),
+    "web/cookies.py": "def parse_cookie(header):\n    return dict(p.split('=') for p in header)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    return index_repo(make_repo(tmp_path_factory.mktemp("web") / "web", WEB))[0]
+
+
+def test_a_word_every_file_uses_still_finds_the_one_file_it_names(web: Index) -> None:
+    question = "append a header to the response"
+    assert paths(rank(web, question))[0] == "web/response.py"
+    without = dataclasses.replace(DEFAULT_WEIGHTS, field_match=(0.0,) * 6)
+    assert paths(rank(web, question, weights=without))[0] != "web/response.py"
+
+
+# ------------------------------------------------------------------- a role named in passing
+
+SHOP: dict[str, str | bytes] = {
+    "shop/ledger.py": (
+        "def cart_total(cart, discounts):\n"
+        "    total = sum(line.price for line in cart.lines)\n"
+        "    return round(total - sum(d.amount for d in discounts), 2)\n"
+    ),
+    "shop/users.py": "def display_name(user):\n    return user.first + ' ' + user.last\n",
+    "CHANGELOG.md": "# Changes\n\n"
+    + "".join(
+        f"## 2.{n}\n\n- Fix the cart total with discounts in release {n}.\n"
+        f"- Faster page loads and smaller images in release {n}.\n\n"
+        for n in range(6)
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    return index_repo(make_repo(tmp_path_factory.mktemp("shop") / "shop", SHOP))[0]
+
+
+def test_a_changelog_named_in_passing_stays_below_the_code(shop: Index) -> None:
+    question = "Fix rounding of the cart total with discounts; add changelog"
+    assert paths(rank(shop, question))[0] == "shop/ledger.py"
+    full_lift = dataclasses.replace(DEFAULT_WEIGHTS, asked_lift=1.0)
+    assert paths(rank(shop, question, weights=full_lift))[0] == "CHANGELOG.md"
+
+
+def test_a_question_for_the_changelog_alone_still_gets_it_first(shop: Index) -> None:
+    assert paths(rank(shop, "changelog"))[0] == "CHANGELOG.md"
+
+
+# ------------------------------------------------------------------- a commit's subject line
+
+CACHE: dict[str, str | bytes] = {
+    "cache/store.py": (
+        "class Store:\n"
+        "    def evict(self, now):\n"
+        "        for key in [k for k, e in self.entries.items() if e.expires < now]:\n"
+        "            del self.entries[key]\n"
+    ),
+    "net/client.py": (
+        "def fetch(url, timeout):\n"
+        "    for attempt in range(3):\n"
+        "        connection = open_connection(url, timeout)\n"
+        "        if connection.ok:\n"
+        "            return connection.read()\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    return index_repo(make_repo(tmp_path_factory.mktemp("cache") / "cache", CACHE))[0]
+
+
+def test_the_subject_line_of_a_long_question_weighs_more(cache: Index) -> None:
+    question = (
+        "Evict expired entries\n\nSeen while a connection hit its timeout: the fetch was retried."
+    )
+    assert paths(rank(cache, question))[0] == "cache/store.py"
+    flat = dataclasses.replace(DEFAULT_WEIGHTS, title_weight=1.0)
+    assert paths(rank(cache, question, weights=flat))[0] == "net/client.py"
