@@ -14,6 +14,7 @@ import bisect
 import math
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engine.model import Index, Intent
@@ -23,8 +24,10 @@ PATH_MENTION = re.compile(r"[\w.\-/\\]*[\w\-]\.[A-Za-z]{1,5}\b|[\w\-]+(?:/[\w.\-
 """A path-like token: has an extension or at least one slash."""
 DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 """A dotted name such as flask.json.tag or Flask.preprocess_request."""
-CODE_LIKE = re.compile(r"[a-z][A-Z]|_|\.|\(\)")
-"""An identifier written as code: camelCase, snake_case, dotted, or called."""
+CODE_LIKE = re.compile(r"[a-z][A-Z]|_")
+"""An identifier written as code by its own shape: camelCase or snake_case."""
+CODE_SPAN = re.compile(r"`[^`\n]+`|" + DOTTED.pattern)
+"""Text written as code by its surroundings: in backticks, or a dotted name (res.send)."""
 
 INTENT_WORDS: dict[Intent, frozenset[str]] = {
     Intent.DEBUG: frozenset(
@@ -117,8 +120,8 @@ def analyse_query(
     # a word's evidence: each time it is said counts 1, or code_weight from an identifier
     counts: dict[str, float] = defaultdict(float)
     shown: dict[str, str] = {}
-    for token in IDENTIFIER.findall(text):
-        boost = weights.code_weight if CODE_LIKE.search(token) else 1.0
+    for token, is_code in _tokens(text):
+        boost = weights.code_weight if is_code else 1.0
         for word in identifier_words(token):
             counts[word] += boost
             shown.setdefault(word, token if len(token) < 40 else word)
@@ -148,6 +151,20 @@ def analyse_query(
         wants_examples=bool(words_said & EXAMPLE_WORDS),
         wants_changelog=bool(words_said & CHANGELOG_WORDS),
     )
+
+
+def _tokens(text: str) -> Iterator[tuple[str, bool]]:
+    """Each identifier of the text, and whether it is written as code (by its shape, or
+    inside backticks or a dotted name)."""
+    spans = [m.span() for m in CODE_SPAN.finditer(text)] if "`" in text or "." in text else []
+    starts = [start for start, _ in spans]
+    for match in IDENTIFIER.finditer(text):
+        token = match.group()
+        is_code = CODE_LIKE.search(token) is not None
+        if not is_code and spans:
+            at = bisect.bisect_right(starts, match.start()) - 1
+            is_code = at >= 0 and match.start() < spans[at][1]
+        yield token, is_code
 
 
 def _title_words(text: str) -> set[str]:

@@ -31,6 +31,13 @@ TEST_NAME = re.compile(
     r"|^Test.*\.java$|Tests?\.(java|cs|kt)$|_spec\.rb$|Test\.php$)"
 )
 EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
+SUPPORT_DIRS = frozenset(
+    {"_examples", "script", "scripts", "tool", "tools", "bench", "benches", "benchmark"}
+    | {"benchmarks", ".github", "ci", "contrib"}
+)
+"""Folders of code that uses the project rather than being it (scripts, tools, benchmarks,
+CI): such code ranks as an example. Issue 11, TUNED: MRR 0.872 -> 0.872, R@5 0.956 ->
+0.966, MAP 0.845 -> 0.846; HELD R@5 0.817 -> 0.824, MRR 0.723 -> 0.724."""
 DOC_DIRS = frozenset({"doc", "docs", "documentation"})
 CHANGELOG_NAMES = re.compile(r"^(changes|changelog|history|news|releases?)\b", re.I)
 """Release notes mention every feature in the words of its question: the worst false hit."""
@@ -69,4 +76,6 @@ def classify(parsed: ParsedFile) -> Role:
         name.startswith(".") or name.lower().endswith(CONFIG_EXTENSIONS)
     ):
         return Role.CONFIG
+    if any(p in SUPPORT_DIRS for p in parts[:-1]):
+        return Role.EXAMPLE
     return Role.CODE

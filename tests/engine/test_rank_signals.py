@@ -10,8 +10,10 @@ import pytest
 from conftest import make_repo
 from index_support import index_repo
 
-from engine.model import Index, Ranking
+from engine.model import Index, ParsedFile, Ranking
+from engine.query import analyse_query
 from engine.rank import DEFAULT_WEIGHTS, rank
+from engine.roles import Role, classify
 
 
 def paths(ranking: Ranking) -> list[str]:
@@ -118,3 +120,29 @@ def test_the_subject_line_of_a_long_question_weighs_more(cache: Index) -> None:
     assert paths(rank(cache, question))[0] == "cache/store.py"
     flat = dataclasses.replace(DEFAULT_WEIGHTS, title_weight=1.0)
     assert paths(rank(cache, question, weights=flat))[0] == "net/client.py"
+
+
+# ------------------------------------------------------------------- words written as code
+
+
+@pytest.mark.parametrize(
+    "written", ["call `append` on the headers", "call res.append on the headers"]
+)
+def test_words_in_backticks_or_dotted_names_weigh_as_code(web: Index, written: str) -> None:
+    plain = {t.word: t.weight for t in analyse_query(web, "call append on the headers").terms}
+    coded = {t.word: t.weight for t in analyse_query(web, written).terms}
+    assert coded["append"] > plain["append"]
+    assert coded["head"] == plain["head"]  # prose beside the code keeps its weight
+
+
+# ------------------------------------------------------------------- code around the project
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["scripts/release.py", "tools/gen.go", "benchmarks/routing/index.ts", ".github/ci.py"],
+)
+def test_scripts_tools_and_benchmarks_rank_as_examples(path: str) -> None:
+    parsed = ParsedFile(path, "python", 1, 0, "", 1, 1, (), ())
+    assert classify(parsed) is Role.EXAMPLE
+    assert classify(dataclasses.replace(parsed, path="src/release.py")) is Role.CODE
