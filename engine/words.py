@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 IDENTIFIER = re.compile(r"[^\W\d]\w*(?:-[^\W\d]\w*)*|[0-9]{3,}")
 """Identifiers in any script (kebab-case joined), and numbers of three or more digits
@@ -182,15 +183,21 @@ MAX_IDENTIFIER = 64
 """Longer "identifiers" are data (base64 blobs, hashes), not names: they give no words."""
 
 
-def identifier_words(identifier: str) -> list[str]:
-    """Index words of one identifier: its normalised parts, then the whole identifier."""
+def identifier_words(
+    identifier: str, normalise: Callable[[str], str | None] = normalise_part
+) -> list[str]:
+    """Index words of one identifier: its normalised parts, then the whole identifier.
+
+    `normalise` is normalise_part, or a remembering copy of it when indexing (stemming is
+    the costly step, and parts repeat far more than whole identifiers).
+    """
     if len(identifier) > MAX_IDENTIFIER:
         return []
     if identifier.isalpha() and identifier.islower() and identifier.isascii():
-        word = normalise_part(identifier)  # the common case: one plain word, no splitting
+        word = normalise(identifier)  # the common case: one plain word, no splitting
         return [word] if word is not None else []
     parts = split_identifier(identifier)
-    words = [w for w in (normalise_part(p) for p in parts) if w is not None]
+    words = [w for w in map(normalise, parts) if w is not None]
     if len(parts) > 1:
         whole = "".join(parts)
         if len(whole) >= 3:
