@@ -1,39 +1,43 @@
-"""Read and analyse one file: sniff, decode, parse, collect index words, count tokens.
+"""Read and analyse one file: sniff, decode, parse, count tokens, number its words.
 
-This is the unit of work of the first index, run in worker processes (tree-sitter holds the
-GIL, so threads do not help); each worker keeps one parser and one tokenizer for its life.
-Forked workers inherit the tokenizer the main process loaded before the fork, so its 0.4 s
-load is paid once; only the words' term ids are given in the main process (`encode`), where
-the vocabulary lives.
+This is the unit of work of the first index, run in pool workers (engine.pool). Each process
+keeps one Analyser for its life: a parser, a tokenizer, and its own numbering of index words
+(`TermNumbering`). A file's words leave the process as arrays of those numbers; a word travels
+as text only the first time the process meets it, so the main process renumbers a whole file
+with one array lookup instead of a dict lookup per word, and the workers (on every core) do
+the per-word work. Everything else a file gives the index is made here too: its stored record
+(JSON), its role, its declaration postings and its tokens per line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import signal
-import sys
-import threading
-import time
+import secrets
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.model import FIELDS, Declaration, ParsedFile, SkippedFile, SkipReason, SourceFile
-from engine.words import count_words, path_words, words
+from engine.model import Declaration, Import, ParsedFile, SkippedFile, SkipReason, SourceFile
+from engine.words import IDENTIFIER, identifier_words, normalise_part
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     import numpy as np
     import numpy.typing as npt
 
-    from engine.index import Vocabulary
     from engine.parse.extract import SourceParser
     from engine.tokens import Tokenizer
 
 
-WORD_CACHE_LIMIT = 300_000
-"""Identifiers remembered per process before the cache starts again (bounds memory)."""
+IDENTIFIER_CACHE_LIMIT = 300_000
+"""Identifiers remembered per process before that cache starts again (bounds memory)."""
+PART_CACHE_LIMIT = 200_000
+"""Identifier parts whose normalised word a process remembers."""
 ANALYSIS_TIME_LIMIT = 2.0
 """CPU seconds the parser may spend on one file's declarations before the file is indexed as
 plain text. The slowest of the 60,364 source files of the DEV checkouts (clap's 223 KB
@@ -43,46 +47,123 @@ grammar's worst case) must not hold a worker, or the app, for minutes."""
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
-    """One analysed file: its record, its term rows, its tokens per line."""
+    """One analysed file, in the form the index stores it."""
 
-    file: ParsedFile
-    """The parsed record, token counts filled in."""
+    path: str
+    """Relative POSIX path."""
+    language: str
+    """Language key, or "text"."""
+    size: int
+    """Bytes read."""
+    mtime_ns: int
+    """Modification time when read."""
+    tokens: int
+    """Tokens of the whole file."""
+    declarations: int
+    """Number of declarations."""
+    role: int
+    """engine.roles.Role of the file."""
+    flags: int
+    """store.FLAG_* bits: partial parse, bytes replaced, generated."""
+    lines: int
+    """Number of lines."""
+    outline_tokens: int
+    """Estimated tokens of the outline level."""
+    focused_tokens: int
+    """Estimated tokens of the focused level when no declaration matches."""
+    sha1: str
+    """Hex SHA-1 of the bytes read."""
+    record: bytes
+    """The stored declarations (engine.tables.encode_declarations)."""
+    imports: tuple[Import, ...]
+    """Imports as written; targets are resolved once every file is known."""
     terms: npt.NDArray[np.int32]
-    """Term ids (in the Vocabulary the file was encoded with) of its index words."""
+    """Term id of each term row, in the numbering of the process that analysed the file
+    until the main process renumbers it (`numbered`)."""
     fields: npt.NDArray[np.int8]
-    """Field column of each term row."""
+    """Field column (position in FIELDS) of each term row."""
     counts: npt.NDArray[np.int32]
     """Occurrences of each term row."""
-    line_prefix: npt.NDArray[np.int64]
+    declaration_positions: npt.NDArray[np.int32]
+    """Declaration postings: the declaration (position in the file) of each pair ..."""
+    declaration_terms: npt.NDArray[np.int32]
+    """... and a word of its name (term id), each pair once."""
+    line_prefix: npt.NDArray[np.int32]
     """Prefix sums of tokens per line, starting with 0."""
+
+    def numbered(self, ids: npt.NDArray[np.int32]) -> Analysis:
+        """The same analysis with term ids looked up in `ids` (local id -> index id)."""
+        return replace(self, terms=ids[self.terms], declaration_terms=ids[self.declaration_terms])
 
 
 @dataclass(frozen=True, slots=True)
-class Parsed:
-    """A file parsed and counted, its words not yet numbered: what a worker sends back."""
+class Batch:
+    """What a process sends back for a batch of files."""
 
-    file: ParsedFile
-    """The parsed record, token counts filled in."""
-    field_words: tuple[tuple[tuple[str, int], ...], ...]
-    """For each field in FIELDS order, (word, count) pairs."""
-    line_prefix: npt.NDArray[np.int64]
-    """Prefix sums of tokens per line, starting with 0."""
+    numbering: str
+    """Which TermNumbering the term ids of `results` are in."""
+    words: list[str]
+    """Words that numbering met for the first time in this batch, in id order."""
+    results: list[Analysis | SkippedFile]
+    """One result per file, in the batch's order."""
 
-    def encode(self, vocabulary: Vocabulary) -> Analysis:
-        """Number the words in the index's vocabulary (main process only)."""
-        return Analysis(self.file, *vocabulary.encode(self.field_words), self.line_prefix)
+
+class TermNumbering:
+    """One process's numbering of index words, and its memory of identifiers already split.
+
+    Ids are given in the order words are first met; `new_words` hands over the words
+    numbered since it was last called, so a reader that applies them in order knows every id.
+    """
+
+    def __init__(self) -> None:
+        self.key = secrets.token_hex(8)
+        """Tells this numbering from another process's."""
+        self.words: list[str] = []
+        """Id -> word."""
+        self.ids: dict[str, int] = {}
+        """Word -> id."""
+        self.identifiers: dict[str, tuple[int, ...]] = {}
+        """Identifier -> ids of its index words."""
+        self.normalise: Callable[[str], str | None] = lru_cache(PART_CACHE_LIMIT)(normalise_part)
+        """normalise_part, remembering (stemming is the costly step; parts repeat a lot)."""
+        self._sent = 0
+
+    def new_words(self) -> list[str]:
+        """Words numbered since the last call, in id order."""
+        fresh = self.words[self._sent :]
+        self._sent = len(self.words)
+        return fresh
+
+    def count(self, texts: Iterable[str]) -> Counter[int]:
+        """Count the index words of texts (ids); each distinct identifier is split once."""
+        found = list(chain.from_iterable(map(IDENTIFIER.findall, texts)))
+        known = self.identifiers
+        for identifier in set(found).difference(known):  # in C: the set against the dict
+            known[identifier] = self._number(identifier_words(identifier, self.normalise))
+        return Counter(chain.from_iterable(map(known.__getitem__, found)))
+
+    def _number(self, words: list[str]) -> tuple[int, ...]:
+        ids = self.ids
+        numbered = []
+        for word in words:
+            term = ids.get(word)
+            if term is None:
+                term = ids[word] = len(self.words)
+                self.words.append(word)
+            numbered.append(term)
+        return tuple(numbered)
 
 
 @dataclass(slots=True)
 class Analyser:
-    """What one process keeps between files: a parser, a tokenizer, the identifier cache."""
+    """What one process keeps between files: a parser, a tokenizer, its word numbering."""
 
     parser: SourceParser
     """Keeps compiled tree-sitter queries between files."""
     tokenizer: Tokenizer
     """Counts tokens in the index's encoding."""
-    word_cache: dict[str, list[str]] = field(default_factory=dict)
-    """Identifier -> index words, shared by every file this process analyses."""
+    numbering: TermNumbering
+    """This process's word ids and identifier cache."""
     time_limit: float | None = ANALYSIS_TIME_LIMIT
     """CPU seconds the parser may spend on one file (None: no limit)."""
 
@@ -91,84 +172,14 @@ class Analyser:
         """Load the parser table (tree-sitter and its grammars load lazily per language)."""
         from engine.parse.extract import SourceParser  # deliberate: tree-sitter loads here
 
-        return cls(SourceParser(), tokenizer, time_limit=ANALYSIS_TIME_LIMIT)
+        return cls(SourceParser(), tokenizer, TermNumbering(), ANALYSIS_TIME_LIMIT)
 
 
-class WorkerState:
-    """Per-process state of pool workers, as class attributes so it is visible and named.
-
-    `inherited` is set by the main process just before it forks its workers, so they start
-    with its loaded tokenizer; `analyser` is set in each worker by `start_worker`.
-    """
-
-    inherited: Tokenizer | None = None
-    analyser: Analyser | None = None
-
-
-PR_SET_PDEATHSIG = 1
-"""prctl(2) option: the signal the kernel sends this process when its parent dies."""
-PARENT_CHECK_SECONDS = 1.0
-"""Where prctl is missing, how often a worker looks whether its parent is still there."""
-
-
-def start_worker(encoding: str, parent: int | None = None) -> None:
-    """Pool initializer: tie this worker's life to its parent's, then build its analyser.
-
-    Args:
-        encoding: the index's tokenizer encoding.
-        parent: the process id the worker was forked from, when known (not through a
-            forkserver), to catch a parent that died before the worker was ready.
-    """
-    exit_with_parent(parent)
-    tokenizer = WorkerState.inherited
-    if tokenizer is None or tokenizer.name != encoding:
-        from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
-
-        tokenizer = load_tokenizer(encoding)
-    WorkerState.analyser = Analyser.create(tokenizer)
-
-
-def exit_with_parent(parent: int | None) -> None:
-    """Make this pool worker end when its parent ends, even by SIGKILL.
-
-    A killed `ctxtui index` must not leave its workers (~110 MB each) behind, and a pool
-    gets no chance to stop them when its process is killed. On Linux the kernel sends
-    SIGKILL to the worker when its parent dies (PR_SET_PDEATHSIG); elsewhere a thread
-    looks every second. Ctrl-C and SIGTERM are the parent's to handle: it stops the pool.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not a handler inherited through fork
-    if not _parent_death_signal(signal.SIGKILL):
-        watched = os.getppid()
-        threading.Thread(target=_watch_parent, args=(watched,), daemon=True).start()
-    if parent is not None and os.getppid() != parent:
-        os._exit(0)  # the parent died before the signal was armed
-
-
-def _parent_death_signal(signum: int) -> bool:
-    """Ask the kernel for `signum` when the parent dies; False where that cannot be done."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes  # deliberate: only pool workers on Linux need it
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(PARENT_CHECK_SECONDS)
-    os._exit(0)
-
-
-def analyse_in_worker(root: str, sources: list[SourceFile]) -> list[Parsed | SkippedFile]:
-    """Analyse a batch of files inside a pool worker."""
-    analyser = WorkerState.analyser
-    assert analyser is not None, "start_worker must run first"
-    return [analyse_file(root, source, analyser) for source in sources]
+def analyse_batch(root: str, sources: list[SourceFile], analyser: Analyser) -> Batch:
+    """Analyse files with one analyser; the batch carries the words it numbered meanwhile."""
+    results = [analyse_file(root, source, analyser) for source in sources]
+    numbering = analyser.numbering
+    return Batch(numbering.key, numbering.new_words(), results)
 
 
 def read_source(root: str, source: SourceFile) -> bytes | SkippedFile:
@@ -189,8 +200,8 @@ def sha1_of(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
-def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Parsed | SkippedFile:
-    """Read, sniff, decode and parse one file, and collect its words. Never raises for a
+def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis | SkippedFile:
+    """Read, sniff, decode and parse one file, and number its words. Never raises for a
     bad file."""
     from engine.skip_rules import is_generated, sniff_content  # deliberate: keeps import light
 
@@ -206,25 +217,92 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Parsed | 
         text, source.language, source.path, time_limit=analyser.time_limit
     )
     prefix = analyser.tokenizer.line_prefix_counts(text)
+    lines = prefix.tolist()
     parsed = ParsedFile(
         path=source.path,
         language=source.language,
         size=len(data),
         mtime_ns=source.mtime_ns,
         sha1=sha1_of(data),
-        lines=len(prefix) - 1,
-        tokens=int(prefix[-1]),
-        declarations=tuple(_with_tokens(d, prefix) for d in structure.declarations),
+        lines=len(lines) - 1,
+        tokens=lines[-1],
+        declarations=tuple(_with_tokens(d, lines) for d in structure.declarations),
         imports=structure.imports,
         partial=structure.partial,
         replaced=replaced,
         generated=is_generated(text[:2000]),
         too_slow=structure.timed_out,
     )
-    parsed = _with_level_costs(parsed, prefix)
-    if len(analyser.word_cache) > WORD_CACHE_LIMIT:
-        analyser.word_cache.clear()
-    return Parsed(parsed, collect_field_words(parsed, text, analyser.word_cache), prefix)
+    return describe(_with_level_costs(parsed, prefix), text, analyser.numbering, prefix)
+
+
+def describe(
+    parsed: ParsedFile,
+    text: str,
+    numbering: TermNumbering,
+    prefix: npt.NDArray[np.int64],
+) -> Analysis:
+    """Everything the index stores of a parsed file, its words numbered by `numbering`."""
+    import numpy as np  # deliberate: numpy loads with the analysis
+
+    from engine.model import FIELDS
+    from engine.roles import classify
+    from engine.tables import (
+        FLAG_GENERATED,
+        FLAG_PARTIAL,
+        FLAG_REPLACED,
+        FLAG_TOO_SLOW,
+        encode_declarations,
+    )
+
+    if len(numbering.identifiers) > IDENTIFIER_CACHE_LIMIT:
+        numbering.identifiers.clear()
+    folder, _, name = parsed.path.rpartition("/")
+    stem_name = name.split(".", 1)[0] if not name.startswith(".") else name
+    exported = [d.name for d in parsed.declarations if d.exported]
+    others = [d.name for d in parsed.declarations if not d.exported]
+    fields: dict[str, Counter[int]] = {
+        "name": numbering.count([stem_name]),
+        "folders": numbering.count([folder.replace("/", " ")]),
+        "exported": numbering.count(exported),
+        "declarations": numbering.count(others),
+        "docs": numbering.count(d.doc for d in parsed.declarations if d.doc),
+        "body": numbering.count([text]),
+    }
+    columns = [fields[f] for f in FIELDS]
+    rows = sum(len(c) for c in columns)
+    known = numbering.identifiers
+    positions: list[int] = []
+    terms: list[int] = []
+    for position, decl in enumerate(parsed.declarations):
+        for term in set(chain.from_iterable(known[i] for i in IDENTIFIER.findall(decl.name))):
+            positions.append(position)
+            terms.append(term)
+    return Analysis(
+        path=parsed.path,
+        language=parsed.language,
+        size=parsed.size,
+        mtime_ns=parsed.mtime_ns,
+        tokens=parsed.tokens,
+        declarations=len(parsed.declarations),
+        role=classify(parsed).value,
+        flags=(FLAG_PARTIAL * parsed.partial)
+        | (FLAG_REPLACED * parsed.replaced)
+        | (FLAG_GENERATED * parsed.generated)
+        | (FLAG_TOO_SLOW * parsed.too_slow),
+        lines=parsed.lines,
+        outline_tokens=parsed.outline_tokens,
+        focused_tokens=parsed.focused_tokens,
+        sha1=parsed.sha1,
+        record=encode_declarations(parsed.declarations),
+        imports=tuple(parsed.imports),
+        terms=np.fromiter(chain.from_iterable(columns), np.int32, rows),
+        fields=np.repeat(np.arange(len(FIELDS), dtype=np.int8), [len(c) for c in columns]),
+        counts=np.fromiter(chain.from_iterable(c.values() for c in columns), np.int32, rows),
+        declaration_positions=np.array(positions, dtype=np.int32),
+        declaration_terms=np.array(terms, dtype=np.int32),
+        line_prefix=prefix.astype(np.int32),
+    )
 
 
 def _with_level_costs(parsed: ParsedFile, prefix: npt.NDArray[np.int64]) -> ParsedFile:
@@ -238,42 +316,20 @@ def _with_level_costs(parsed: ParsedFile, prefix: npt.NDArray[np.int64]) -> Pars
     )
 
 
-def _with_tokens(decl: Declaration, prefix: npt.NDArray[np.int64]) -> Declaration:
+def _with_tokens(decl: Declaration, prefix: list[int]) -> Declaration:
     """Fill a declaration's token counts from the file's per-line prefix sums."""
     last = len(prefix) - 1
     start = min(max(decl.start_line, 1), last) if last else 0
     end = min(max(decl.end_line, start), last)
     body_start = min(max(decl.body_start_line, start), end)
-    body = int(prefix[end] - prefix[start - 1]) if start else 0
-    signature = int(prefix[body_start] - prefix[start - 1]) if start else 0
+    body = prefix[end] - prefix[start - 1] if start else 0
+    signature = prefix[body_start] - prefix[start - 1] if start else 0
     # the outline shows the doc sentence beside the signature; ~4 characters per token
     signature += (len(decl.doc) + 3) // 4 if decl.doc else 0
-    return replace(decl, body_tokens=body, signature_tokens=signature)
-
-
-def collect_field_words(
-    parsed: ParsedFile, text: str, cache: dict[str, list[str]] | None = None
-) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """Count the index words of each field of a parsed file."""
-    cache = {} if cache is None else cache
-    name_words, folder_words = path_words(parsed.path)
-    exported: list[str] = []
-    other: list[str] = []
-    docs: list[str] = []
-    for decl in parsed.declarations:
-        target = exported if decl.exported else other
-        target.extend(words(decl.name, cache))
-        if decl.doc:
-            docs.extend(words(decl.doc, cache))
-    fields: dict[str, Counter[str]] = {
-        "name": Counter(name_words),
-        "folders": Counter(folder_words),
-        "exported": Counter(exported),
-        "declarations": Counter(other),
-        "docs": Counter(docs),
-        "body": count_words(text, cache),
-    }
-    return tuple(tuple(sorted(fields[name].items())) for name in FIELDS)
+    return Declaration(
+        decl.kind, decl.name, decl.qualified_name, decl.signature, decl.doc, decl.start_line,
+        decl.end_line, decl.body_start_line, decl.exported, decl.depth, body, signature,
+    )  # fmt: skip
 
 
 def read_text(root: str | Path, path: str) -> str:

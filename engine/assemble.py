@@ -1,175 +1,390 @@
-"""Assemble the queryable Index: merge cached and fresh rows, then postings, graph, roles.
+"""Assemble the index's stored arrays from analysed files and a previous cache, and view them.
 
-The same functions serve a fresh build, a refresh and a cache reload, so all give the same
-Index; the incremental tests compare a refreshed index with a fresh one word by word.
+`assemble` serves a first build and every refresh: files kept from the previous cache bring
+their stored records, term rows, line tokens and declaration postings as array slices (never
+decoded), analysed files bring theirs, and the result is the complete set of arrays the cache
+file holds (`store.Stored`). `open_index` turns such a set, fresh or memory-mapped, into the
+queryable Index without copying it. A first build, a refresh and a reopen all go through the
+same two functions, so they give the same Index; the incremental tests compare them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from engine import store
 from engine.analyse import Analysis
-from engine.index import TermRows, Vocabulary, build_postings
-from engine.model import GitSignal, Index, ParsedFile, SkippedFile
-from engine.roles import classify
+from engine.index import BODY, TermRows, Vocabulary, build_postings
+from engine.model import GitSignal, Import, Index, ParsedFile, Postings, SkippedFile
+from engine.store import Arrays, Stored
+from engine.tables import (
+    Blobs,
+    DeclarationPostings,
+    FileTable,
+    GitTable,
+    TermIds,
+    TermList,
+    adjacency,
+    decode_imports,
+    encode_imports,
+    join_strings,
+    split_strings,
+)
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-
-def merge_term_rows(
-    paths: list[str],
-    cached: store.CachedIndex | None,
-    analyses: list[Analysis],
-    vocabulary: Vocabulary,
-) -> tuple[list[str], TermRows]:
-    """Merge cached term rows of unchanged files with rows of newly analysed files."""
-    import numpy as np  # deliberate: numpy loads with the index
-
-    if cached is not None and not analyses and [f.path for f in cached.files] == paths:
-        return cached.vocab, cached.rows  # nothing changed: the stored rows are the rows
-
-    new_id = {p: i for i, p in enumerate(paths)}
-    parts_docs: list[npt.NDArray[np.int32]] = []
-    parts_terms: list[npt.NDArray[np.int32]] = []
-    parts_fields: list[npt.NDArray[np.int8]] = []
-    parts_counts: list[npt.NDArray[np.int32]] = []
-    fresh = {a.file.path for a in analyses}
-    if cached is not None:
-        old_to_new = np.array(
-            [-1 if f.path in fresh else new_id.get(f.path, -1) for f in cached.files] or [-1],
-            dtype=np.int64,
-        )
-        keep = old_to_new[cached.rows.docs] >= 0 if len(cached.rows.docs) else np.zeros(0, bool)
-        parts_docs.append(old_to_new[cached.rows.docs[keep]].astype(np.int32))
-        parts_terms.append(cached.rows.terms[keep])
-        parts_fields.append(cached.rows.fields[keep])
-        parts_counts.append(cached.rows.counts[keep])
-    vocab = vocabulary.words
-    for analysis in analyses:
-        parts_docs.append(np.full(len(analysis.terms), new_id[analysis.file.path], np.int32))
-        parts_terms.append(analysis.terms)
-        parts_fields.append(analysis.fields)
-        parts_counts.append(analysis.counts)
-    if not parts_terms:
-        return [], TermRows.empty()
-    all_terms = np.concatenate(parts_terms)
-    used = np.unique(all_terms)  # drop words no file uses any more, renumber densely
-    compact_terms = np.searchsorted(used, all_terms).astype(np.int32)
-    rows = TermRows(
-        np.concatenate(parts_docs),
-        compact_terms,
-        np.concatenate(parts_fields),
-        np.concatenate(parts_counts),
-    )
-    return [vocab[i] for i in used.tolist()], rows
+RESOLUTION_INPUTS = ("go.mod", ".json")
+"""A changed file named so (go.mod, tsconfig.json and what it extends) can change how other
+files' imports resolve, so every file is resolved again."""
 
 
-def merge_line_tokens(
-    paths: list[str], cached: store.CachedIndex | None, analyses: list[Analysis]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Concatenate per-file line token prefix sums in path order."""
-    import numpy as np  # deliberate: numpy loads with the index
+@dataclass(slots=True)
+class Plan:
+    """Where each file of the new index comes from, in path order."""
 
-    if cached is not None and not analyses and [f.path for f in cached.files] == paths:
-        return cached.line_tokens, cached.line_tokens_ptr
-
-    fresh = {a.file.path: a.line_prefix for a in analyses}
-    old: dict[str, tuple[int, int]] = {}
-    if cached is not None:
-        ptr = cached.line_tokens_ptr
-        old = {f.path: (int(ptr[i]), int(ptr[i + 1])) for i, f in enumerate(cached.files)}
-    runs: list[npt.NDArray[np.int64]] = []
-    for path in paths:
-        run = fresh.get(path)
-        if run is None:
-            assert cached is not None
-            start, end = old[path]
-            run = cached.line_tokens[start:end]
-        runs.append(np.asarray(run, dtype=np.int64))
-    lengths = np.array([len(r) for r in runs], dtype=np.int64)
-    line_ptr = np.zeros(len(runs) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=line_ptr[1:])
-    flat = np.concatenate(runs) if runs else np.zeros(0, dtype=np.int64)
-    return flat, line_ptr
+    paths: list[str]
+    """The new index's files, sorted."""
+    old_ids: list[int]
+    """Per file: its id in the previous cache, or -1 when it was analysed now."""
+    mtimes: list[int]
+    """Per file: its modification time now (a touched, unchanged file keeps its record)."""
+    fresh: dict[int, Analysis]
+    """New file id -> its analysis, for the files analysed now."""
 
 
-def assemble_index(
-    root: str,
+def assemble(
+    root: Path,
     encoding: str,
-    files: list[ParsedFile],
-    vocab: list[str],
-    rows: TermRows,
-    line_tokens: npt.NDArray[np.int64],
-    line_ptr: npt.NDArray[np.int64],
-    git: dict[str, GitSignal],
-    skipped: tuple[SkippedFile, ...] = (),
-) -> Index:
-    """Build the queryable Index from its stored parts (postings, graph, git signals)."""
+    plan: Plan,
+    old: Stored | None,
+    vocabulary: Vocabulary,
+    git: tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]],
+) -> Stored:
+    """Build every array of the cache for the files of `plan`.
+
+    Args:
+        root: the repository folder (import resolution reads a few config files).
+        encoding: tokenizer encoding of the token counts.
+        plan: the files and where each comes from.
+        old: the previous cache, when files are kept from it.
+        vocabulary: words by term id: the previous cache's words first (so its term ids
+            stay valid), then the words of the analyses, numbered in it.
+        git: last change (NaN: none) and change count per file of `plan`.
+    """
     import numpy as np  # deliberate: numpy loads with the index
 
-    postings, body_length = build_postings(rows, len(files), len(vocab))
-    path_ids = {f.path: i for i, f in enumerate(files)}
-    term_ids = {t: i for i, t in enumerate(vocab)}
-    imports: list[tuple[int, ...]] = []
-    importers: list[set[int]] = [set() for _ in files]
-    for i, f in enumerate(files):
-        targets = sorted(
-            {path_ids[t] for imp in f.imports for t in imp.targets if t in path_ids} - {i}
-        )
-        imports.append(tuple(targets))
-        for t in targets:
-            importers[t].add(i)
-    edges = np.array(
-        [(i, t) for i, targets in enumerate(imports) for t in targets] or np.zeros((0, 2)),
-        dtype=np.int32,
-    ).reshape(-1, 2)
-    signals = tuple(git.get(f.path) for f in files)
-    newest = max((g.last_change for g in signals if g is not None), default=0.0)
-    index = Index(
-        root=root,
-        encoding=encoding,
-        files=tuple(files),
-        vocab=term_ids,
-        terms_sorted=tuple(sorted(vocab)),
-        postings=postings,
-        body_length=body_length,
-        line_tokens=line_tokens,
-        line_tokens_ptr=line_ptr,
-        imports=tuple(imports),
-        importers=tuple(tuple(sorted(s)) for s in importers),
-        git=signals,
-        git_age_days=np.array(
-            [np.nan if g is None else (newest - g.last_change) / 86400.0 for g in signals],
-            dtype=np.float64,
-        ),
-        git_changes=np.array([0 if g is None else g.changes for g in signals], dtype=np.int32),
-        edges=edges,
-        roles=np.array([classify(f).value for f in files], dtype=np.int8),
-        declaration_postings=declaration_postings(files, term_ids),
-        skipped=skipped,
-        path_ids=path_ids,
+    n = len(plan.paths)
+    old_ids = np.array(plan.old_ids, dtype=np.int64)
+    kept = np.flatnonzero(old_ids >= 0)
+    old_to_new = np.full(len(old.arrays["file_size"]) if old else 0, -1, dtype=np.int64)
+    old_to_new[old_ids[kept]] = kept
+    arrays: Arrays = {}
+    languages = _file_columns(plan, old, arrays)
+    rows, body_length = _term_rows(plan, old, old_to_new, arrays)
+    used = np.unique(rows.terms)  # words no file uses any more leave the vocabulary
+    words = [vocabulary.words[i] for i in used.tolist()]
+    order = sorted(range(len(words)), key=words.__getitem__)
+    renumber = np.full(len(vocabulary.words), -1, dtype=np.int32)
+    renumber[used[order]] = np.arange(len(order), dtype=np.int32)
+    rows.terms = renumber[rows.terms]
+    postings, _ = build_postings(rows, n, len(order))
+    arrays["body_length"] = body_length
+    arrays["post_ptr"], arrays["post_docs"], arrays["post_tf"] = (
+        postings.ptr, postings.docs, postings.tf
+    )  # fmt: skip
+    blob, offsets = join_strings([words[i] for i in order])
+    arrays["vocab_blob"] = np.frombuffer(blob, dtype=np.uint8)
+    arrays["vocab_ptr"] = np.array(offsets, dtype=np.int64)
+    _declaration_postings(plan, old, old_to_new, renumber, len(order), arrays)
+    _line_tokens(plan, old, arrays)
+    _imports(root, plan, old, languages, arrays)
+    arrays["git_last"], arrays["git_changes"] = git
+    return Stored(str(root), encoding, arrays, languages)
+
+
+COLUMNS = {
+    "file_size": "size", "file_tokens": "tokens", "file_lines": "lines",
+    "file_declarations": "declarations", "file_outline": "outline_tokens",
+    "file_focused": "focused_tokens", "roles": "role", "file_flags": "flags",
+}  # fmt: skip
+"""Stored per-file column -> the Analysis attribute it holds."""
+
+
+def _file_columns(plan: Plan, old: Stored | None, arrays: Arrays) -> list[str]:
+    """Paths, per-file columns and declaration records; returns the language table."""
+    import numpy as np  # deliberate: see assemble()
+
+    from engine.store import SCHEMA
+
+    n = len(plan.paths)
+    old_ids = np.array(plan.old_ids, dtype=np.int64)
+    kept = np.flatnonzero(old_ids >= 0)
+    fresh_ids = np.fromiter(plan.fresh, dtype=np.int64, count=len(plan.fresh))
+    fresh = list(plan.fresh.values())
+    for name, attribute in COLUMNS.items():
+        column = np.zeros(n, dtype=SCHEMA[name][0])
+        if old is not None:
+            column[kept] = old.arrays[name][old_ids[kept]]
+        column[fresh_ids] = [getattr(a, attribute) for a in fresh]
+        arrays[name] = column
+    old_languages = old.languages if old is not None else []
+    languages = sorted({*old_languages, *(a.language for a in fresh)})
+    code = {name: i for i, name in enumerate(languages)}
+    language = np.zeros(n, dtype=np.uint8)
+    if old is not None:
+        recode = np.array([code[name] for name in old_languages] or [0], dtype=np.uint8)
+        language[kept] = recode[old.arrays["file_language"][old_ids[kept]]]
+    language[fresh_ids] = [code[a.language] for a in fresh]
+    arrays["file_language"] = language
+    sha1 = np.zeros((n, 20), dtype=np.uint8)
+    if old is not None:
+        sha1[kept] = old.arrays["file_sha1"][old_ids[kept]]
+    if fresh:
+        digests = b"".join(bytes.fromhex(a.sha1) for a in fresh)
+        sha1[fresh_ids] = np.frombuffer(digests, dtype=np.uint8).reshape(-1, 20)
+    arrays["file_sha1"] = sha1
+    arrays["file_mtime"] = np.array(plan.mtimes, dtype=np.int64)
+    previous = Blobs(old.arrays["record_blob"], old.arrays["record_ptr"]) if old else None
+    records: list[bytes] = []
+    for new_id, old_id in enumerate(plan.old_ids):
+        analysis = plan.fresh.get(new_id)
+        if analysis is not None:
+            records.append(analysis.record)
+        else:
+            assert previous is not None
+            records.append(previous.get(old_id))
+    _blob(arrays, "record", records)
+    path_blob, path_offsets = join_strings(plan.paths)
+    arrays["path_blob"] = np.frombuffer(path_blob, dtype=np.uint8)
+    arrays["path_ptr"] = np.array(path_offsets, dtype=np.int64)
+    return languages
+
+
+def _blob(arrays: Arrays, name: str, items: list[bytes]) -> None:
+    import numpy as np  # deliberate: see assemble()
+
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    offsets = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    arrays[f"{name}_blob"] = np.frombuffer(b"".join(items), dtype=np.uint8)
+    arrays[f"{name}_ptr"] = offsets
+
+
+def _term_rows(
+    plan: Plan, old: Stored | None, old_to_new: npt.NDArray[np.int64], arrays: Arrays
+) -> tuple[TermRows, npt.NDArray[np.float32]]:
+    """Term rows of every file (kept files' read back from the old postings), in global term
+    ids, and the body length of every file."""
+    import numpy as np  # deliberate: see assemble()
+
+    n = len(plan.paths)
+    body_length = np.zeros(n, dtype=np.float32)
+    parts: list[tuple[Any, Any, Any, Any]] = []
+    if old is not None and len(old_to_new):
+        a = old.arrays
+        ptr = a["post_ptr"]
+        term_of = np.repeat(np.arange(len(ptr) - 1, dtype=np.int32), np.diff(ptr))
+        new_doc = old_to_new[a["post_docs"]]
+        live = np.flatnonzero(new_doc >= 0)
+        tf = a["post_tf"][live]
+        posting, field = np.nonzero(tf)
+        parts.append((
+            new_doc[live][posting].astype(np.int32), term_of[live][posting],
+            field.astype(np.int8), tf[posting, field].astype(np.int32),
+        ))  # fmt: skip
+        kept = np.flatnonzero(old_to_new >= 0)
+        body_length[old_to_new[kept]] = a["body_length"][kept]
+    for new_id, analysis in plan.fresh.items():
+        parts.append((
+            np.full(len(analysis.terms), new_id, dtype=np.int32), analysis.terms,
+            analysis.fields, analysis.counts,
+        ))  # fmt: skip
+        body = analysis.fields == BODY
+        body_length[new_id] = float(analysis.counts[body].sum())
+    if not parts:
+        return TermRows.empty(), body_length
+    docs, terms, fields, counts = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return TermRows(docs, terms, fields, counts), body_length
+
+
+def _declaration_postings(
+    plan: Plan,
+    old: Stored | None,
+    old_to_new: npt.NDArray[np.int64],
+    renumber: npt.NDArray[np.int32],
+    n_terms: int,
+    arrays: Arrays,
+) -> None:
+    """Term -> (file, declaration position) pairs, sorted by term, file and position."""
+    import numpy as np  # deliberate: see assemble()
+
+    files: list[Any] = []
+    positions: list[Any] = []
+    terms: list[Any] = []
+    if old is not None and len(old_to_new):
+        a = old.arrays
+        ptr = a["decl_ptr"]
+        old_terms = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
+        owner = old_to_new[a["decl_files"]]
+        live = owner >= 0
+        files.append(owner[live])
+        positions.append(a["decl_positions"][live])
+        # old term ids are the vocabulary's first ids (see assemble's `vocabulary`)
+        terms.append(renumber[old_terms[live]])
+    for new_id, analysis in plan.fresh.items():
+        files.append(np.full(len(analysis.declaration_terms), new_id, dtype=np.int64))
+        positions.append(analysis.declaration_positions)
+        terms.append(renumber[analysis.declaration_terms])
+    file_ids = np.concatenate(files) if files else np.zeros(0, np.int64)
+    position = np.concatenate(positions) if positions else np.zeros(0, np.int32)
+    term = np.concatenate(terms) if terms else np.zeros(0, np.int32)
+    order = np.lexsort((position, file_ids, term))
+    ptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(term, minlength=n_terms), out=ptr[1:])
+    arrays["decl_ptr"] = ptr
+    arrays["decl_files"] = file_ids[order].astype(np.int32)
+    arrays["decl_positions"] = position[order].astype(np.int32)
+
+
+def _line_tokens(plan: Plan, old: Stored | None, arrays: Arrays) -> None:
+    """Per-file token prefix sums, concatenated in path order."""
+    import numpy as np  # deliberate: see assemble()
+
+    runs: list[npt.NDArray[np.int32]] = []
+    if old is not None:
+        line_ptr = old.arrays["line_ptr"].tolist()
+        line_tokens = old.arrays["line_tokens"]
+    for new_id, old_id in enumerate(plan.old_ids):
+        analysis = plan.fresh.get(new_id)
+        if analysis is not None:
+            runs.append(analysis.line_prefix)
+        else:
+            runs.append(line_tokens[line_ptr[old_id] : line_ptr[old_id + 1]])
+    lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
+    ptr = np.zeros(len(runs) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    arrays["line_ptr"] = ptr
+    arrays["line_tokens"] = np.concatenate(runs).astype(np.int32) if runs else np.zeros(0, np.int32)
+
+
+def _imports(
+    root: Path,
+    plan: Plan,
+    old: Stored | None,
+    languages: list[str],
+    arrays: Arrays,
+) -> None:
+    """Resolve imports, store them, and draw the graph's edges.
+
+    Only the analysed files are resolved when the set of paths and the files resolution reads
+    (go.mod, tsconfig) are unchanged: every other file's targets, hence its edges, stay as
+    they were. Otherwise every file is resolved again.
+    """
+    import numpy as np  # deliberate: see assemble()
+
+    from engine.parse.resolve import resolve_imports  # deliberate: lazy
+
+    old_blobs = Blobs(old.arrays["import_blob"], old.arrays["import_ptr"]) if old else None
+    old_paths = split_strings(old.arrays["path_blob"], old.arrays["path_ptr"]) if old else []
+    configs_changed = any(
+        posixpath.basename(a.path) == "go.mod" or a.path.endswith(".json")
+        for a in plan.fresh.values()
     )
-    return index
+    everything = old is None or configs_changed or old_paths != plan.paths
+    code = arrays["file_language"].tolist()
+    stored: list[bytes] = []
+    to_resolve: list[ParsedFile] = []
+    where: list[int] = []
+    for new_id, old_id in enumerate(plan.old_ids):
+        analysis = plan.fresh.get(new_id)
+        if analysis is None and not everything:
+            assert old_blobs is not None
+            stored.append(old_blobs.get(old_id))
+            continue
+        stored.append(b"")
+        imports = analysis.imports if analysis else _unresolved(old_blobs, old_id)
+        to_resolve.append(_bare_file(plan.paths[new_id], languages[code[new_id]], imports))
+        where.append(new_id)
+    path_ids = {path: i for i, path in enumerate(plan.paths)}
+    edges: list[tuple[int, int]] = []
+    for new_id, resolved in zip(where, resolve_imports(to_resolve, root, plan.paths), strict=True):
+        stored[new_id] = encode_imports(resolved.imports)
+        targets = {path_ids[t] for imp in resolved.imports for t in imp.targets if t in path_ids}
+        edges.extend((new_id, t) for t in sorted(targets - {new_id}))
+    _blob(arrays, "import", stored)
+    rows = np.array(edges or np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)
+    if not everything and old is not None:  # the same paths in the same order: same ids
+        previous = old.arrays["edges"].astype(np.int64)
+        untouched = np.array(plan.old_ids, dtype=np.int64) >= 0
+        rows = np.concatenate([rows, previous[untouched[previous[:, 0]]]])
+    order = np.lexsort((rows[:, 1], rows[:, 0]))
+    arrays["edges"] = rows[order].astype(np.int32).reshape(-1, 2)
 
 
-def declaration_postings(
-    files: list[ParsedFile], term_ids: dict[str, int]
-) -> dict[int, tuple[tuple[int, int], ...]]:
-    """Map each word of a declaration name to the declarations that have it."""
-    from engine.words import words  # deliberate: small module, kept local for clarity
+def _unresolved(blobs: Blobs | None, old_id: int) -> tuple[Import, ...]:
+    assert blobs is not None
+    return tuple(Import(i.raw, i.start_line, i.end_line) for i in decode_imports(blobs.get(old_id)))
 
-    cache: dict[str, list[str]] = {}
-    known: dict[str, set[int]] = {}
-    found: dict[int, list[tuple[int, int]]] = {}
-    for file_id, f in enumerate(files):
-        for position, decl in enumerate(f.declarations):
-            ids = known.get(decl.name)
-            if ids is None:
-                ids = {term_ids[w] for w in words(decl.name, cache) if w in term_ids}
-                known[decl.name] = ids
-            for term in ids:
-                found.setdefault(term, []).append((file_id, position))
-    return {term: tuple(pairs) for term, pairs in found.items()}
+
+def _bare_file(path: str, language: str, imports: tuple[Import, ...]) -> ParsedFile:
+    """The parts of a file record import resolution reads."""
+    return ParsedFile(path, language, 0, 0, "", 0, 0, (), imports)
+
+
+# --------------------------------------------------------------------------- open
+
+
+def open_index(stored: Stored, skipped: Sequence[SkippedFile] = ()) -> Index:
+    """The queryable Index over stored arrays (fresh or memory-mapped), copying nothing big."""
+    import numpy as np  # deliberate: numpy loads with the index
+
+    a = stored.arrays
+    paths = split_strings(a["path_blob"], a["path_ptr"])
+    n = len(paths)
+    files = FileTable(paths, stored.languages, a)
+    terms = TermList(Blobs(a["vocab_blob"], a["vocab_ptr"]))
+    edges = a["edges"]
+    last = a["git_last"]
+    known = ~np.isnan(last)
+    newest = float(last[known].max()) if known.any() else 0.0
+    return Index(
+        root=stored.root,
+        encoding=stored.encoding,
+        files=files,
+        vocab=TermIds(terms),
+        terms_sorted=terms,
+        postings=Postings(ptr=a["post_ptr"], docs=a["post_docs"], tf=a["post_tf"]),
+        body_length=a["body_length"],
+        line_tokens=a["line_tokens"],
+        line_tokens_ptr=a["line_ptr"],
+        imports=adjacency(edges[:, 0], edges[:, 1], n),
+        importers=adjacency(edges[:, 1], edges[:, 0], n),
+        git=GitTable(last, a["git_changes"]),
+        git_age_days=np.where(known, (newest - last) / 86400.0, np.nan),
+        git_changes=a["git_changes"],
+        edges=edges,
+        roles=a["roles"],
+        declaration_postings=DeclarationPostings(
+            a["decl_ptr"], a["decl_files"], a["decl_positions"]
+        ),
+        skipped=tuple(skipped),
+        path_ids={path: i for i, path in enumerate(paths)},
+    )
+
+
+def git_columns(
+    paths: list[str], signals: dict[str, GitSignal]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
+    """Last change (NaN: no history) and change count per path."""
+    import numpy as np  # deliberate: see assemble()
+
+    found = [signals.get(p) for p in paths]
+    return (
+        np.array([np.nan if g is None else g.last_change for g in found], dtype=np.float64),
+        np.array([0 if g is None else g.changes for g in found], dtype=np.int32),
+    )

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.model import FIELDS, Declaration, Index, Reason, ReasonKind
 from engine.query import QueryAnalysis
+from engine.tables import declarations_within
 
 if TYPE_CHECKING:
     import numpy as np
@@ -122,13 +124,12 @@ def matching_declarations(
     n = len(index.files)
     ptr = index.postings.ptr
     for term in analysis.terms:
-        pairs = index.declaration_postings.get(term.term_id, ())
+        pairs = declarations_within(index.declaration_postings, term.term_id, files)
         if not pairs:
             continue
         weight = term.weight * float(idf(float(ptr[term.term_id + 1] - ptr[term.term_id]), n))
-        for file_id, position in pairs:
-            if file_id in files:
-                scores[(file_id, position)] += weight
+        for key in pairs:
+            scores[key] += weight
     per_file: dict[int, list[tuple[float, int]]] = defaultdict(list)
     for (file_id, position), score in scores.items():
         per_file[file_id].append((score, position))
@@ -144,7 +145,7 @@ def matching_declarations(
 
 
 def _innermost(
-    found: list[tuple[float, int]], decls: tuple[Declaration, ...]
+    found: list[tuple[float, int]], decls: Sequence[Declaration]
 ) -> list[tuple[float, int]]:
     """Drop a matching class (or function) that holds another match: the focused view keeps
     its header around the inner match anyway, and keeping it whole would keep everything.

@@ -49,7 +49,8 @@ class TermRows:
 
 @dataclass(slots=True)
 class Vocabulary:
-    """Words and their term ids, growing as analysed files arrive."""
+    """Words and their term ids, growing as analysed files arrive (the index's own ids are
+    given later, in sorted order, by engine.assemble)."""
 
     words: list[str]
     """Term id -> word."""
@@ -61,31 +62,13 @@ class Vocabulary:
         """Start from an existing word list (the cached vocabulary), ids unchanged."""
         return cls(list(words), {w: i for i, w in enumerate(words)})
 
-    def encode(
-        self, field_words: tuple[tuple[tuple[str, int], ...], ...]
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int32]]:
-        """Turn one file's (word, count) pairs per field into compact term rows: 13 bytes a
-        row instead of a Python tuple, so 10,000 files do not wait in memory as objects."""
-        import numpy as np  # deliberate: see TermRows.empty
-
-        terms: list[int] = []
-        fields: list[int] = []
-        counts: list[int] = []
-        ids, words = self.ids, self.words
-        for field_no, pairs in enumerate(field_words):
-            for word, count in pairs:
-                term = ids.get(word)
-                if term is None:
-                    term = ids[word] = len(words)
-                    words.append(word)
-                terms.append(term)
-                fields.append(field_no)
-                counts.append(count)
-        return (
-            np.array(terms, dtype=np.int32),
-            np.array(fields, dtype=np.int8),
-            np.array(counts, dtype=np.int32),
-        )
+    def add(self, word: str) -> int:
+        """The term id of `word`, numbering it if it is new."""
+        term = self.ids.get(word)
+        if term is None:
+            term = self.ids[word] = len(self.words)
+            self.words.append(word)
+        return term
 
 
 def build_postings(

@@ -1,54 +1,43 @@
 """Build or refresh the index of a repository: scan, reuse the cache, analyse what changed.
 
-The stages are timed and reported (`IndexReport`) so `ctxtui index` can show where time goes.
-A first index analyses files in worker processes (tree-sitter holds the GIL); a refresh parses
-only added or changed files (size and mtime, confirmed by content hash) and rebuilds the
-arrays from the cached term rows, which is a few vectorised passes.
+A warm reopen of an unchanged tree maps the cache file and rebuilds nothing: one scan (stat
+of every file), one comparison with the stored stat columns, one `git rev-parse`. A first
+index analyses every file on every core (engine.pool); a refresh analyses only added or
+changed files (size and mtime, confirmed by content hash) and assembles new arrays from the
+stored ones and theirs (engine.assemble). The stages are timed and reported (`IndexReport`)
+so `ctxtui index` can show where time goes.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import store
-from engine.analyse import (
-    Analyser,
-    Analysis,
-    Parsed,
-    WorkerState,
-    analyse_file,
-    analyse_in_worker,
-    read_source,
-    sha1_of,
-    start_worker,
-)
-from engine.assemble import assemble_index, merge_line_tokens, merge_term_rows
+from engine.analyse import Analysis, read_source, sha1_of
+from engine.assemble import Plan, assemble, git_columns, open_index
 from engine.errors import CacheError
 from engine.index import Vocabulary
 from engine.model import (
-    GitSignal,
     Index,
     IndexReport,
-    ParsedFile,
     Progress,
     ScanOptions,
     SkippedFile,
     SourceFile,
     StageTime,
 )
+from engine.tables import FLAG_PARTIAL, FLAG_REPLACED, FLAG_TOO_SLOW, FileTable, split_strings
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from engine.tokens import Tokenizer
 
     TokenizerSource = Tokenizer | Callable[[], Tokenizer] | None
@@ -61,6 +50,7 @@ BATCH = 16
 """Files per task sent to a worker: large enough to amortise the round trip."""
 
 ProgressCallback = Callable[[Progress], None]
+Sniffed = dict[str, tuple[int, int, SkippedFile]]
 
 
 @dataclass(slots=True)
@@ -74,6 +64,20 @@ class _Timer:
             yield
         finally:
             self.times.append(StageTime(name, time.perf_counter() - start))
+
+
+@dataclass(slots=True)
+class _Changes:
+    """How the scanned tree differs from the cache."""
+
+    kept: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Path -> (id in the cache, mtime now) of files whose record is still valid."""
+    to_parse: list[SourceFile] = field(default_factory=list)
+    """Files to analyse (new, changed, or no cache)."""
+    touched: bool = False
+    """A file kept its record with a new mtime (same content): the cache needs saving."""
+    known_skips: Sniffed = field(default_factory=dict)
+    """Files already found binary or minified, unchanged since: not read again."""
 
 
 def build_index(
@@ -94,7 +98,7 @@ def build_index(
         encoding: tokenizer encoding of every token count.
         cache_dir: this repository's cache folder; None indexes from scratch and saves nothing.
         on_progress: called with progress of the long stages.
-        workers: processes for a first index; 1 keeps everything in this process.
+        workers: processes for analysing files; 1 keeps everything in this process.
         tokenizer: a loaded tokenizer for `encoding`, or a function giving one (called only
             if a file needs counting), reused here and by forked workers.
 
@@ -109,95 +113,106 @@ def build_index(
     root_str = str(root_path)
     with timer.stage("scan"):
         scanned = scan(root_path, options, on_progress)
-    cached: store.CachedIndex | None = None
+    stored: store.Stored | None = None
     notice = ""
     cache_path = store.cache_file(cache_dir, encoding) if cache_dir is not None else None
     with timer.stage("load cache"):
         if cache_path is not None:
             try:
-                cached = store.load(cache_path, root_str, encoding)
+                stored = store.load(cache_path, root_str, encoding)
             except FileNotFoundError:
                 pass
             except store.StaleCache as exc:
                 notice = f"index cache discarded ({exc}); rebuilt from scratch"
-    reused, to_parse, touched = _split_by_change(root_str, scanned.files, cached)
-    known_skips, to_parse = _known_content_skips(to_parse, cached)
-    vocabulary = Vocabulary.of(cached.vocab if cached is not None else [])
+        changes = _compare(root_str, scanned.files, stored)
     with timer.stage("parse"):
+        vocabulary = Vocabulary.of(_stored_words(stored) if changes.to_parse else [])
         analyses, new_skips = _analyse_all(
-            root_str, to_parse, encoding, workers, tokenizer, on_progress, vocabulary
+            root_str, changes.to_parse, encoding, workers, tokenizer, on_progress, vocabulary
         )
-    stats = {s.path: s for s in to_parse}
+    stats = {s.path: s for s in changes.to_parse}
     sniffed = {
-        **known_skips,
+        **changes.known_skips,
         **{k.path: (stats[k.path].size, stats[k.path].mtime_ns, k) for k in new_skips},
     }
-    content_skips = [skip for _, _, skip in sniffed.values()]
-    by_path: dict[str, ParsedFile] = {f.path: f for f in reused}
-    by_path.update((a.file.path, a.file) for a in analyses)
-    paths = sorted(by_path)
-    removed = sorted({f.path for f in cached.files} - set(paths) if cached is not None else set())
-    changed = cached is None or bool(analyses) or bool(removed)
-    files = [by_path[p] for p in paths]
-    with timer.stage("resolve imports"):
-        if changed:
-            from engine.parse.resolve import resolve_imports  # deliberate: lazy
-
-            files = list(resolve_imports(files, root_path))
+    skipped = tuple(
+        sorted((*scanned.skipped, *(skip for _, _, skip in sniffed.values())), key=lambda s: s.path)
+    )
+    plan = _plan(changes, analyses)
+    removed = sorted(set(_stored_paths(stored)) - set(plan.paths)) if stored else []
     with timer.stage("git"):
-        git_head, git = _git_signals(root_path, paths, cached, scanned.is_git)
+        git_head, git = _git_signals(root_path, plan, stored, scanned.is_git)
+    rebuilt = stored is None or bool(analyses) or bool(removed)
+    stale = rebuilt or changes.touched or bool(new_skips)
+    stale = stale or (stored is not None and git_head != stored.git_head)
     with timer.stage("index"):
-        vocab, rows = merge_term_rows(paths, cached, analyses, vocabulary)
-        line_tokens, line_ptr = merge_line_tokens(paths, cached, analyses)
-        skipped = tuple(sorted((*scanned.skipped, *content_skips), key=lambda s: s.path))
-        index = assemble_index(
-            root_str, encoding, files, vocab, rows, line_tokens, line_ptr, git, skipped
-        )
-    stale = changed or touched or bool(new_skips)
-    stale = stale or (cached is not None and git_head != cached.git_head)
+        if rebuilt:
+            if stored is not None and not changes.to_parse:  # files removed, none added
+                vocabulary = Vocabulary.of(_stored_words(stored))
+            stored = assemble(root_path, encoding, plan, stored, vocabulary, git)
+        elif stale:
+            assert stored is not None
+            arrays = dict(stored.arrays)  # same files: only times and history are new
+            arrays["file_mtime"] = _array(plan.mtimes)
+            arrays["git_last"], arrays["git_changes"] = git
+            stored = store.Stored(root_str, encoding, arrays, stored.languages)
+        assert stored is not None
+        stored.sniffed, stored.git_head = sniffed, git_head
     if cache_path is not None and stale:
         with timer.stage("save cache"):
-            notice = _save_or_say(
-                cache_path,
-                notice,
-                store.CachedIndex(
-                    root_str,
-                    encoding,
-                    files,
-                    vocab,
-                    rows,
-                    line_tokens,
-                    line_ptr,
-                    list(skipped),
-                    sniffed,
-                    git_head,
-                    git,
-                ),
-            )
-    report = IndexReport(
-        files=len(files),
-        parsed=tuple(sorted(a.file.path for a in analyses)),
+            notice, stored = _save_or_say(cache_path, notice, stored)
+    with timer.stage("open"):
+        index = open_index(stored, skipped)
+    report = _report(index, stored, plan, removed, skipped, timer, notice, cache_path)
+    return index, replace(report, notes=scanned.notes)
+
+
+def _report(
+    index: Index,
+    stored: store.Stored,
+    plan: Plan,
+    removed: list[str],
+    skipped: tuple[SkippedFile, ...],
+    timer: _Timer,
+    notice: str,
+    cache_path: Path | None,
+) -> IndexReport:
+    """What this run did, from the stored columns (no file record is decoded)."""
+    a = stored.arrays
+    flags = a["file_flags"].tolist()
+    paths = plan.paths
+    languages = Counter(stored.languages[code] for code in a["file_language"].tolist())
+    return IndexReport(
+        files=len(paths),
+        parsed=tuple(sorted(f.path for f in plan.fresh.values())),
         removed=tuple(removed),
-        reused=len(reused),
+        reused=len(paths) - len(plan.fresh),
         skipped=skipped,
-        replaced=tuple(f.path for f in files if f.replaced),
-        partial=tuple(f.path for f in files if f.partial),
+        replaced=tuple(p for p, f in zip(paths, flags, strict=True) if f & FLAG_REPLACED),
+        partial=tuple(p for p, f in zip(paths, flags, strict=True) if f & FLAG_PARTIAL),
+        too_slow=tuple(p for p, f in zip(paths, flags, strict=True) if f & FLAG_TOO_SLOW),
         times=tuple(timer.times),
         cache_notice=notice,
         cache_path=str(cache_path) if cache_path is not None else "",
-        too_slow=tuple(f.path for f in files if f.too_slow),
-        notes=scanned.notes,
+        languages=tuple(sorted(languages.items(), key=lambda x: (-x[1], x[0]))),
+        declarations=int(a["file_declarations"].sum()),
+        tokens=int(a["file_tokens"].sum()),
     )
-    return index, report
 
 
-def _save_or_say(path: Path, notice: str, cached: store.CachedIndex) -> str:
-    """Save the cache; an unwritable cache folder costs speed next time, not this answer."""
+def _save_or_say(path: Path, notice: str, stored: store.Stored) -> tuple[str, store.Stored]:
+    """Save the cache and map what was saved (the built arrays can then go); an unwritable
+    cache folder costs speed next time, not this answer."""
     try:
-        store.save(path, cached)
+        store.save(path, stored)
     except CacheError as exc:
-        return f"{exc}; continuing without a cache"
-    return notice
+        return f"{exc}; continuing without a cache", stored
+    try:
+        saved = store.load(path, stored.root, stored.encoding)
+    except (FileNotFoundError, store.StaleCache):
+        return notice, stored  # replaced meanwhile by another process: use what we built
+    saved.git_head = stored.git_head
+    return notice, saved
 
 
 def has_changed(index: Index, options: ScanOptions = ScanOptions()) -> bool:
@@ -213,12 +228,18 @@ def has_changed(index: Index, options: ScanOptions = ScanOptions()) -> bool:
     current = [s for s in scanned.files if s.path not in left_out or s.path in index.path_ids]
     if len(current) != len(index.files):
         return True
-    for source, parsed in zip(current, index.files, strict=True):
-        if source.path != parsed.path or source.size != parsed.size:
-            return True
-        if source.mtime_ns != parsed.mtime_ns:
-            return True
-    return False
+    files = index.files
+    if isinstance(files, FileTable):  # from the stored columns: no record is made
+        paths = files.paths
+        sizes, mtimes = files.arrays["file_size"].tolist(), files.arrays["file_mtime"].tolist()
+    else:
+        paths = [f.path for f in files]
+        sizes = [f.size for f in files]
+        mtimes = [f.mtime_ns for f in files]
+    return any(
+        source.path != path or source.size != size or source.mtime_ns != mtime
+        for source, path, size, mtime in zip(current, paths, sizes, mtimes, strict=True)
+    )
 
 
 def refresh_index(
@@ -241,47 +262,72 @@ def refresh_index(
     )
 
 
-def _split_by_change(
-    root: str, sources: Sequence[SourceFile], cached: store.CachedIndex | None
-) -> tuple[list[ParsedFile], list[SourceFile], bool]:
-    """Split scanned files into cached records still valid and files to parse again; the
-    flag says whether a record was kept with a new mtime (touched, same content), so the
-    cache is saved and the file is not hashed again on every reopen."""
-    previous = {f.path: f for f in cached.files} if cached is not None else {}
-    reused: list[ParsedFile] = []
-    to_parse: list[SourceFile] = []
-    touched = False
+def _stored_paths(stored: store.Stored | None) -> list[str]:
+    if stored is None:
+        return []
+    return split_strings(stored.arrays["path_blob"], stored.arrays["path_ptr"])
+
+
+def _stored_words(stored: store.Stored | None) -> list[str]:
+    if stored is None:
+        return []
+    return split_strings(stored.arrays["vocab_blob"], stored.arrays["vocab_ptr"])
+
+
+def _compare(root: str, sources: Sequence[SourceFile], stored: store.Stored | None) -> _Changes:
+    """Split scanned files into cached records still valid, known content skips, and files
+    to analyse. A file with a new mtime but the same size is hashed: if its content is the
+    same, its record is kept with the new mtime (the cache is saved, so it is hashed once)."""
+    changes = _Changes()
+    if stored is None:
+        changes.to_parse = list(sources)
+        return changes
+    a = stored.arrays
+    previous = {path: i for i, path in enumerate(_stored_paths(stored))}
+    languages = [stored.languages[code] for code in a["file_language"].tolist()]
+    sizes, mtimes = a["file_size"].tolist(), a["file_mtime"].tolist()
+    digests = a["file_sha1"]
     for source in sources:
         old = previous.get(source.path)
-        if old is None or old.language != source.language or old.size != source.size:
-            to_parse.append(source)
-        elif old.mtime_ns == source.mtime_ns:
-            reused.append(old)
+        if old is None or languages[old] != source.language or sizes[old] != source.size:
+            changes.to_parse.append(source)
+        elif mtimes[old] == source.mtime_ns:
+            changes.kept[source.path] = (old, source.mtime_ns)
         else:
             data = read_source(root, source)  # touched: confirm by content hash
-            if isinstance(data, bytes) and sha1_of(data) == old.sha1:
-                reused.append(replace(old, mtime_ns=source.mtime_ns))
-                touched = True
+            if isinstance(data, bytes) and sha1_of(data) == digests[old].tobytes().hex():
+                changes.kept[source.path] = (old, source.mtime_ns)
+                changes.touched = True
             else:
-                to_parse.append(source)
-    return reused, to_parse, touched
+                changes.to_parse.append(source)
+    if stored.sniffed:
+        rest: list[SourceFile] = []
+        for source in changes.to_parse:
+            seen = stored.sniffed.get(source.path)
+            if seen is not None and seen[0] == source.size and seen[1] == source.mtime_ns:
+                changes.known_skips[source.path] = seen
+            else:
+                rest.append(source)
+        changes.to_parse = rest
+    return changes
 
 
-def _known_content_skips(
-    sources: list[SourceFile], cached: store.CachedIndex | None
-) -> tuple[dict[str, tuple[int, int, SkippedFile]], list[SourceFile]]:
-    """Files already found binary or minified, unchanged since: no need to read them again."""
-    if cached is None or not cached.sniffed:
-        return {}, sources
-    known: dict[str, tuple[int, int, SkippedFile]] = {}
-    rest: list[SourceFile] = []
-    for source in sources:
-        seen = cached.sniffed.get(source.path)
-        if seen is not None and seen[0] == source.size and seen[1] == source.mtime_ns:
-            known[source.path] = seen
+def _plan(changes: _Changes, analyses: list[Analysis]) -> Plan:
+    """The new index's files in path order, each from the cache or from its analysis."""
+    fresh = {a.path: a for a in analyses}
+    paths = sorted({*changes.kept, *fresh})
+    plan = Plan(paths, [], [], {})
+    for new_id, path in enumerate(paths):
+        analysis = fresh.get(path)
+        if analysis is not None:
+            plan.old_ids.append(-1)
+            plan.mtimes.append(analysis.mtime_ns)
+            plan.fresh[new_id] = analysis
         else:
-            rest.append(source)
-    return known, rest
+            old_id, mtime = changes.kept[path]
+            plan.old_ids.append(old_id)
+            plan.mtimes.append(mtime)
+    return plan
 
 
 def _analyse_all(
@@ -293,78 +339,65 @@ def _analyse_all(
     on_progress: ProgressCallback | None,
     vocabulary: Vocabulary,
 ) -> tuple[list[Analysis], list[SkippedFile]]:
-    """Analyse files, in worker processes when there are many, numbering their words here."""
+    """Analyse files (in worker processes when there are many) and renumber their words in
+    the index's vocabulary: one array lookup a file."""
+    from engine.pool import analyse_batches  # deliberate: multiprocessing loads here
+
     analyses: list[Analysis] = []
     skips: list[SkippedFile] = []
-    total = len(sources)
     if not sources:
         return analyses, skips
+    numberings: dict[str, _IdMap] = {}
     done = 0
+    batches = [sources[i : i + BATCH] for i in range(0, len(sources), BATCH)]
+    processes = workers if len(sources) >= POOL_MIN_FILES else 1
 
-    def collect(results: list[Parsed | SkippedFile]) -> None:
-        nonlocal done
-        for result in results:
+    def ready() -> Tokenizer:
+        return _ready_tokenizer(encoding, tokenizer)
+
+    for batch in analyse_batches(root, batches, processes, encoding, ready):
+        ids = numberings.setdefault(batch.numbering, _IdMap())
+        ids.extend([vocabulary.add(word) for word in batch.words])
+        for result in batch.results:
             if isinstance(result, SkippedFile):
                 skips.append(result)
             else:
-                analyses.append(result.encode(vocabulary))
-        done += len(results)
+                analyses.append(result.numbered(ids.array))
+        done += len(batch.results)
         if on_progress is not None:
-            on_progress(Progress("parse", done, total))
-
-    batches = [sources[i : i + BATCH] for i in range(0, total, BATCH)]
-    if workers > 1 and total >= POOL_MIN_FILES:
-        # fork is fast, and the workers inherit the tokenizer loaded here; but forking a
-        # process with other threads (the app indexes from a worker thread) could copy a
-        # lock another thread holds, so there a forkserver starts clean workers that load
-        # their own tokenizer
-        forking = threading.active_count() == 1
-        WorkerState.inherited = _ready_tokenizer(encoding, tokenizer) if forking else None
-        context = multiprocessing.get_context("fork" if forking else "forkserver")
-        parent = os.getpid() if forking else None  # through a forkserver it is not us
-        taken = 0
-        try:
-            pool = ProcessPoolExecutor(
-                workers, mp_context=context, initializer=start_worker, initargs=(encoding, parent)
-            )
-            try:
-                # map() lets go of each batch's result once it is taken, so the words of
-                # 10,000 files never wait in memory together (as_completed would keep them)
-                for results in pool.map(analyse_in_worker, repeat(root), batches):
-                    collect(results)
-                    taken += 1
-            except BaseException:
-                _stop_pool(pool)
-                raise
-            pool.shutdown()
-        except (BrokenProcessPool, OSError):
-            # workers could not start or died (a forkserver that cannot re-import the
-            # caller's main module, a process limit): finish here, slower but complete
-            analyser = Analyser.create(_ready_tokenizer(encoding, tokenizer))
-            for batch in batches[taken:]:
-                collect([analyse_file(root, source, analyser) for source in batch])
-        finally:
-            WorkerState.inherited = None
-    else:
-        analyser = Analyser.create(_ready_tokenizer(encoding, tokenizer))
-        for batch in batches:
-            collect([analyse_file(root, source, analyser) for source in batch])
+            on_progress(Progress("parse", done, len(sources)))
     return analyses, skips
 
 
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool at once (SIGTERM, Ctrl-C, an error, a broken worker): drop the waiting
-    batches and kill the workers, rather than wait for the batches they are analysing."""
-    stop = getattr(pool, "kill_workers", None)
-    if callable(stop):  # Python 3.14 and later
-        stop()
-        return
-    # before 3.14 there is no public way to stop running workers; the pool's process table
-    # has been `_processes` since 3.2 (taken before shutdown, which forgets it)
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.kill()
+class _IdMap:
+    """A growing array: a worker's word id -> the index's term id."""
+
+    def __init__(self) -> None:
+        import numpy as np  # deliberate: numpy loads with the index
+
+        self._ids = np.zeros(1024, dtype=np.int32)
+        self._size = 0
+
+    def extend(self, ids: list[int]) -> None:
+        import numpy as np  # deliberate: see __init__
+
+        end = self._size + len(ids)
+        if end > len(self._ids):
+            grown = np.zeros(max(end, 2 * len(self._ids)), dtype=np.int32)
+            grown[: self._size] = self._ids[: self._size]
+            self._ids = grown
+        self._ids[self._size : end] = ids
+        self._size = end
+
+    @property
+    def array(self) -> npt.NDArray[np.int32]:
+        return self._ids[: self._size]
+
+
+def _array(values: list[int]) -> npt.NDArray[np.int64]:
+    import numpy as np  # deliberate: numpy loads with the index
+
+    return np.array(values, dtype=np.int64)
 
 
 def _ready_tokenizer(encoding: str, tokenizer: TokenizerSource) -> Tokenizer:
@@ -380,14 +413,24 @@ def _ready_tokenizer(encoding: str, tokenizer: TokenizerSource) -> Tokenizer:
 
 
 def _git_signals(
-    root: Path, paths: list[str], cached: store.CachedIndex | None, is_git: bool
-) -> tuple[str | None, dict[str, GitSignal]]:
-    """Reuse the cached history while HEAD is unchanged; else read it in one pass."""
+    root: Path, plan: Plan, stored: store.Stored | None, is_git: bool
+) -> tuple[str | None, tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]]:
+    """Reuse the stored history (by path) while HEAD is unchanged; else read it in one pass."""
+    import numpy as np  # deliberate: numpy loads with the index
+
     if not is_git:
-        return None, {}
+        return None, git_columns(plan.paths, {})
     from engine.git_signals import git_head, read_git_signals  # deliberate: lazy
 
     head = git_head(root)
-    if cached is not None and head is not None and head == cached.git_head:
-        return head, cached.git
-    return head, read_git_signals(root, paths) if head is not None else {}
+    if stored is not None and head is not None and head == stored.git_head:
+        previous = {path: i for i, path in enumerate(_stored_paths(stored))}
+        where = np.array([previous.get(p, -1) for p in plan.paths], dtype=np.int64)
+        found = where >= 0
+        last = np.full(len(plan.paths), np.nan)
+        changes = np.zeros(len(plan.paths), dtype=np.int32)
+        last[found] = stored.arrays["git_last"][where[found]]
+        changes[found] = stored.arrays["git_changes"][where[found]]
+        return head, (last, changes)
+    signals = read_git_signals(root, plan.paths) if head is not None else {}
+    return head, git_columns(plan.paths, signals)

@@ -225,7 +225,7 @@ def outline_declarations(file: ParsedFile) -> tuple[tuple[Declaration, ...], int
         > HUGE_SIGNATURE_TOKENS
     )
     if not huge:
-        return decls, 0
+        return tuple(decls), 0
     shown = tuple(d for d in decls if d.exported and d.depth <= 1)
     return shown, len(decls) - len(shown)
 
@@ -287,7 +287,7 @@ def level_tokens(
 
 def focused_tokens(
     file: ParsedFile,
-    prefix_sums: npt.NDArray[np.int64],
+    prefix_sums: npt.NDArray[np.int32] | npt.NDArray[np.int64],
     start: int,
     line_count: int,
     matched: tuple[int, ...] = (),

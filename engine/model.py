@@ -6,7 +6,7 @@ timed alone. They hold data and small properties only; the logic lives in the st
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -248,10 +248,12 @@ class ParsedFile:
     """Number of lines."""
     tokens: int
     """Exact tokens of the whole file in the index's encoding."""
-    declarations: tuple[Declaration, ...]
-    """Declarations in source order."""
-    imports: tuple[Import, ...]
-    """Import statements in source order, targets resolved after all files are parsed."""
+    declarations: Sequence[Declaration]
+    """Declarations in source order (a tuple; read from the index cache, a tuple decoded on
+    first use, so that ranking reads a file's numbers without decoding them)."""
+    imports: Sequence[Import]
+    """Import statements in source order, targets resolved after all files are parsed (a
+    tuple, or decoded on first use like `declarations`)."""
     partial: bool = False
     """True when the parser recovered from syntax errors; declarations may be missing."""
     replaced: bool = False
@@ -493,6 +495,12 @@ class IndexReport:
     """Files indexed as plain text because analysing them went past the time limit."""
     notes: tuple[str, ...] = ()
     """The scan's problem lines (a bad ignore pattern, skipped), to show the user once."""
+    languages: tuple[tuple[str, int], ...] = ()
+    """Indexed files per language, most first (then by name)."""
+    declarations: int = 0
+    """Declarations in all indexed files."""
+    tokens: int = 0
+    """Tokens of all indexed files."""
 
 
 @dataclass(slots=True)
@@ -524,25 +532,26 @@ class Index:
     """Absolute path of the indexed folder."""
     encoding: str
     """Tokenizer encoding of every token count in it."""
-    files: tuple[ParsedFile, ...]
-    """Indexed files; a file's id is its position here. Sorted by path."""
-    vocab: dict[str, int]
-    """Index word -> term id."""
-    terms_sorted: tuple[str, ...]
-    """The vocabulary sorted, for prefix completion of the word being typed."""
+    files: Sequence[ParsedFile]
+    """Indexed files; a file's id is its position here. Sorted by path. Each record is
+    decoded from the cache the first time it is read (engine.tables.FileTable)."""
+    vocab: Mapping[str, int]
+    """Index word -> term id; ids follow the sorted vocabulary."""
+    terms_sorted: Sequence[str]
+    """The vocabulary sorted (term id order), for prefix completion of the word being typed."""
     postings: Postings
     """Per-term, per-field term frequencies."""
     body_length: npt.NDArray[np.float32]
     """Words in each file's body field, for length normalisation."""
-    line_tokens: npt.NDArray[np.int64]
+    line_tokens: npt.NDArray[np.int32]
     """Per-file prefix sums of tokens per line, each file's run starting with 0."""
     line_tokens_ptr: npt.NDArray[np.int64]
     """Start of each file's run in `line_tokens`; length = files + 1."""
-    imports: tuple[tuple[int, ...], ...]
+    imports: Sequence[tuple[int, ...]]
     """File ids each file imports (resolved, deduplicated, sorted)."""
-    importers: tuple[tuple[int, ...], ...]
+    importers: Sequence[tuple[int, ...]]
     """File ids importing each file."""
-    git: tuple[GitSignal | None, ...]
+    git: Sequence[GitSignal | None]
     """History per file; None outside git, in a shallow clone, or for untracked files."""
     git_age_days: npt.NDArray[np.float64]
     """Days between each file's last change and the newest change in the repository; NaN
@@ -553,12 +562,12 @@ class Index:
     """Import edges as rows (importer, imported), for the graph walk; shape (edges, 2)."""
     roles: npt.NDArray[np.int8]
     """Role of each file (code, test, doc, example, generated, config), see engine.roles."""
-    declaration_postings: dict[int, tuple[tuple[int, int], ...]]
+    declaration_postings: Mapping[int, tuple[tuple[int, int], ...]]
     """Term id -> (file id, declaration position) of every declaration whose name has the
     word, so the declarations matching a question are found without a loop over files."""
     skipped: tuple[SkippedFile, ...] = ()
     """Files left out of the index."""
-    path_ids: dict[str, int] = field(default_factory=dict)
+    path_ids: Mapping[str, int] = field(default_factory=dict)
     """Path -> file id."""
 
     def tokens_of_lines(self, file_id: int, first: int, last: int) -> int:

@@ -232,8 +232,7 @@ def mentioned_files(index: Index, text: str) -> tuple[int, ...]:
     if not candidates:
         return ()
     found: set[int] = set()
-    for file_id, parsed in enumerate(index.files):
-        path = parsed.path
+    for path, file_id in index.path_ids.items():  # paths only: no file record is made
         bare = path.rsplit(".", 1)[0]
         for mention in candidates:
             if _names(path, mention) or ("/" in mention and _names(bare, mention)):

@@ -35,21 +35,18 @@ def format_index_report(workspace: Workspace, verbose: bool) -> str:
     """The human summary of an index: counts by language and reason, totals, stage times."""
     index, report = workspace.index, workspace.report
     lines = [one_line(index.root), ""]
-    languages = Counter(f.language for f in index.files)
     lines.append(
         f"files        {len(index.files):>8,}   "
-        + ", ".join(
-            f"{lang} {n:,}" for lang, n in sorted(languages.items(), key=lambda x: (-x[1], x[0]))
-        )
+        + ", ".join(f"{lang} {n:,}" for lang, n in report.languages)
     )
     reasons = Counter(s.reason.value for s in report.skipped)
     lines.append(
         f"skipped      {len(report.skipped):>8,}   "
         + ", ".join(f"{r} {n:,}" for r, n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
     )
-    declarations = sum(len(f.declarations) for f in index.files)
+    declarations = report.declarations  # from the stored columns: no record is decoded
     edges = len(index.edges)
-    tokens = sum(f.tokens for f in index.files)
+    tokens = report.tokens
     lines.append(f"declarations {declarations:>8,}")
     lines.append(f"import edges {edges:>8,}   (resolved to repository files)")
     lines.append(f"tokens       {tokens:>8,}   ({index.encoding})")

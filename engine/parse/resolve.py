@@ -257,13 +257,16 @@ RESOLVERS: dict[str, Callable[[_Repository, str, str], tuple[str, ...]]] = {
 """Resolver functions by the language table's `resolver` key (read-only)."""
 
 
-def resolve_imports(files: Sequence[ParsedFile], root: Path) -> tuple[ParsedFile, ...]:
+def resolve_imports(
+    files: Sequence[ParsedFile], root: Path, paths: Sequence[str] | None = None
+) -> tuple[ParsedFile, ...]:
     """Return `files` in the same order with every Import's `targets` filled in.
 
     Targets are repository paths (never the importing file itself); third-party and
-    unresolvable imports keep empty targets.
+    unresolvable imports keep empty targets. `paths` are the repository's files when
+    `files` are only some of them (a refresh resolves only the files it parsed again).
     """
-    repo = _Repository([file.path for file in files], root)
+    repo = _Repository([file.path for file in files] if paths is None else paths, root)
     # Files of one folder mostly import the same things; only Rust's `mod x;` depends on the
     # file name itself, so answers are shared per (resolver, folder, raw).
     memo: dict[tuple[str, str, str], tuple[str, ...]] = {}

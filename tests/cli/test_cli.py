@@ -381,7 +381,7 @@ def test_index_no_cache_saves_nothing_and_parses_all(
     _, out, _ = run("index", str(repo), "--no-cache")
     assert "parsed 5, reused 0" in out
     assert not any(line.startswith("cache") for line in out.splitlines())
-    assert not list(isolated_dirs.rglob("*.npz"))
+    assert not list(isolated_dirs.rglob("index-*"))
 
 
 def test_index_of_an_empty_folder_counts_zero(run: Run, tmp_path: Path) -> None:
@@ -395,7 +395,7 @@ def test_a_damaged_cache_is_reported_in_one_line_and_rebuilt(
     run: Run, repo: Path, isolated_dirs: Path
 ) -> None:
     run("index", str(repo))
-    (cache,) = isolated_dirs.rglob("index-o200k_base.npz")
+    (cache,) = isolated_dirs.rglob("index-o200k_base.bin")
     cache.write_bytes(b"garbage")
     code, out, err = run("rank", "session", str(repo), "--json")
     assert code == 0

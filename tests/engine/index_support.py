@@ -15,6 +15,21 @@ from engine.tokens import Tokenizer, load_tokenizer
 
 DEFAULT_OPTIONS = ScanOptions()
 
+SHOP: dict[str, str | bytes] = {
+    "auth/session.py": (
+        "from auth.tokens import sign_token\n"
+        "\n"
+        "\n"
+        "def open_session(user):\n"
+        '    """Open a login session for a user."""\n'
+        "    return sign_token(user)\n"
+    ),
+    "auth/tokens.py": "def sign_token(user):\n    return 'signed:' + user\n",
+    "billing/invoice.py": "class Invoice:\n    def total(self):\n        return 42\n",
+    "README.md": "# Shop\n\nSessions and invoices.\n",
+}
+"""A small shop repository: an import edge, a docstring, a class with a method, a README."""
+
 
 @cache
 def shared_tokenizer(encoding: str = "o200k_base") -> Tokenizer:
@@ -34,3 +49,36 @@ def index_repo(
         root, options=options, encoding=encoding, cache_dir=cache_dir, workers=1,
         tokenizer=shared_tokenizer(encoding),
     )  # fmt: skip
+
+
+def index_content(index: Index) -> dict[str, object]:
+    """Everything an index says about its files, keyed by path and word (not by ids)."""
+    paths = [f.path for f in index.files]
+    words = {term: word for word, term in index.vocab.items()}
+    postings: dict[tuple[str, str], tuple[float, ...]] = {}
+    ptr = index.postings.ptr
+    for term in range(len(words)):
+        for k in range(int(ptr[term]), int(ptr[term + 1])):
+            doc = int(index.postings.docs[k])
+            postings[(words[term], paths[doc])] = tuple(index.postings.tf[k].tolist())
+    lines = {
+        p: index.line_tokens[index.line_tokens_ptr[i] : index.line_tokens_ptr[i + 1]].tolist()
+        for i, p in enumerate(paths)
+    }
+    return {
+        "files": tuple(index.files),
+        "postings": postings,
+        "body_length": dict(zip(paths, index.body_length.tolist(), strict=True)),
+        "line_tokens": lines,
+        "imports": {p: [paths[t] for t in index.imports[i]] for i, p in enumerate(paths)},
+        "importers": {p: [paths[t] for t in index.importers[i]] for i, p in enumerate(paths)},
+        "declarations": {
+            (words[t], paths[f], d)
+            for t, pairs in index.declaration_postings.items()
+            for f, d in pairs
+        },
+        "roles": dict(zip(paths, index.roles.tolist(), strict=True)),
+        "git": dict(zip(paths, index.git, strict=True)),
+        "terms_sorted": list(index.terms_sorted),
+        "skipped": index.skipped,
+    }

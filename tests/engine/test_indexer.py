@@ -252,7 +252,7 @@ def test_a_broken_worker_pool_falls_back_to_indexing_in_process(
 
     files = {f"pkg/mod{i}.py": f"def function_{i}():\n    return {i}\n" for i in range(60)}
     repo = make_repo(tmp_path / "repo", files)
-    monkeypatch.setattr(engine.indexer, "ProcessPoolExecutor", BrokenPool)
+    monkeypatch.setattr(engine.pool, "ProcessPoolExecutor", BrokenPool)
     index, report = engine.indexer.build_index(repo, workers=2)
     assert len(index.files) == 60
     assert len(report.parsed) == 60

@@ -27,16 +27,17 @@ pytestmark = pytest.mark.skipif(
 CHILD = """
 import os, sys, time
 from pathlib import Path
-import engine.indexer as indexer
+import engine.indexer
+import engine.pool
 
 def slow_batch(root, batch):
     Path(sys.argv[2], f"worker-{os.getpid()}").touch()
     time.sleep(120)
     return []
 
-indexer.analyse_in_worker = slow_batch
+engine.pool.analyse_in_worker = slow_batch
 if sys.argv[3] == "engine":
-    indexer.build_index(sys.argv[1], workers=2)
+    engine.indexer.build_index(sys.argv[1], workers=2)
 else:
     from ctxtui.cli import main
     sys.exit(main(["index", sys.argv[1], "--no-cache"]))

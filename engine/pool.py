@@ -1,0 +1,174 @@
+"""Analyse files on every core: a process pool whose workers never outlive it.
+
+tree-sitter holds the GIL, so files are analysed in worker processes, a batch of files per
+task; each worker keeps one Analyser (parser, tokenizer, word numbering) for its life. Forked
+workers inherit the tokenizer the main process loaded; under threads (the app indexes from a
+worker thread) a forkserver starts clean ones. A worker dies with its parent, even a killed
+one; a pool interrupted by an error, Ctrl-C or SIGTERM kills its workers at once; a pool that
+cannot start or breaks leaves the rest of the work to this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from itertools import repeat
+from typing import TYPE_CHECKING
+
+from engine.analyse import Analyser, Batch, analyse_batch
+
+if TYPE_CHECKING:
+    from engine.model import SourceFile
+    from engine.tokens import Tokenizer
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal the kernel sends this process when its parent dies."""
+PARENT_CHECK_SECONDS = 1.0
+"""Where prctl is missing, how often a worker looks whether its parent is still there."""
+
+
+class WorkerState:
+    """Per-process state of pool workers, as class attributes so it is visible and named.
+
+    `inherited` is set by the main process just before it forks its workers, so they start
+    with its loaded tokenizer; `analyser` is set in each worker by `start_worker`.
+    """
+
+    inherited: Tokenizer | None = None
+    analyser: Analyser | None = None
+
+
+def analyse_batches(
+    root: str,
+    batches: Sequence[list[SourceFile]],
+    workers: int,
+    encoding: str,
+    tokenizer: Callable[[], Tokenizer],
+) -> Iterator[Batch]:
+    """Analyse `batches` in order, in `workers` processes (1: in this one).
+
+    `tokenizer` gives the loaded tokenizer of `encoding` (called only when needed).
+
+    Results come back in the order of `batches` and each is let go once taken, so the words
+    of 10,000 files never wait in memory together.
+    """
+    if workers <= 1 or len(batches) <= 1:
+        yield from _in_process(root, batches, tokenizer)
+        return
+    # fork is fast, and the workers inherit the tokenizer loaded here; but forking a process
+    # with other threads could copy a lock another thread holds, so there a forkserver
+    # starts clean workers that load their own tokenizer
+    forking = threading.active_count() == 1
+    loaded = tokenizer() if forking else None
+    WorkerState.inherited = loaded
+    context = multiprocessing.get_context("fork" if forking else "forkserver")
+    parent = os.getpid() if forking else None  # through a forkserver it is not us
+    taken = 0
+    try:
+        pool = ProcessPoolExecutor(
+            workers, mp_context=context, initializer=start_worker, initargs=(encoding, parent)
+        )
+        try:
+            for batch in pool.map(analyse_in_worker, repeat(root), batches):
+                yield batch
+                taken += 1
+        except BaseException:
+            stop_pool(pool)
+            raise
+        pool.shutdown()
+    except (BrokenProcessPool, OSError):
+        # workers could not start or died (a forkserver that cannot re-import the caller's
+        # main module, a process limit): finish here, slower but complete
+        yield from _in_process(root, batches[taken:], tokenizer)
+    finally:
+        WorkerState.inherited = None
+
+
+def _in_process(
+    root: str, batches: Sequence[list[SourceFile]], tokenizer: Callable[[], Tokenizer]
+) -> Iterator[Batch]:
+    analyser = Analyser.create(tokenizer())
+    for batch in batches:
+        yield analyse_batch(root, batch, analyser)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool at once (SIGTERM, Ctrl-C, an error, a broken worker): drop the waiting
+    batches and kill the workers, rather than wait for the batches they are analysing."""
+    stop = getattr(pool, "kill_workers", None)
+    if callable(stop):  # Python 3.14 and later
+        stop()
+        return
+    # before 3.14 there is no public way to stop running workers; the pool's process table
+    # has been `_processes` since 3.2 (taken before shutdown, which forgets it)
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.kill()
+
+
+def start_worker(encoding: str, parent: int | None = None) -> None:
+    """Pool initializer: tie this worker's life to its parent's, then build its analyser.
+
+    Args:
+        encoding: the index's tokenizer encoding.
+        parent: the process id the worker was forked from, when known (not through a
+            forkserver), to catch a parent that died before the worker was ready.
+    """
+    exit_with_parent(parent)
+    tokenizer = WorkerState.inherited
+    if tokenizer is None or tokenizer.name != encoding:
+        from engine.tokens import load_tokenizer  # deliberate: tiktoken loads here
+
+        tokenizer = load_tokenizer(encoding)
+    WorkerState.analyser = Analyser.create(tokenizer)
+
+
+def analyse_in_worker(root: str, sources: list[SourceFile]) -> Batch:
+    """Analyse a batch of files inside a pool worker."""
+    analyser = WorkerState.analyser
+    assert analyser is not None, "start_worker must run first"
+    return analyse_batch(root, sources, analyser)
+
+
+def exit_with_parent(parent: int | None) -> None:
+    """Make this pool worker end when its parent ends, even by SIGKILL.
+
+    A killed `ctxtui index` must not leave its workers (~110 MB each) behind, and a pool
+    gets no chance to stop them when its process is killed. On Linux the kernel sends
+    SIGKILL to the worker when its parent dies (PR_SET_PDEATHSIG); elsewhere a thread
+    looks every second. Ctrl-C and SIGTERM are the parent's to handle: it stops the pool.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not a handler inherited through fork
+    if not _parent_death_signal(signal.SIGKILL):
+        watched = os.getppid()
+        threading.Thread(target=_watch_parent, args=(watched,), daemon=True).start()
+    if parent is not None and os.getppid() != parent:
+        os._exit(0)  # the parent died before the signal was armed
+
+
+def _parent_death_signal(signum: int) -> bool:
+    """Ask the kernel for `signum` when the parent dies; False where that cannot be done."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes  # deliberate: only pool workers on Linux need it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
