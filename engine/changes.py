@@ -2,34 +2,22 @@
 
 `read_changes` asks git three things (the base commit, the changed files, the patch) and lists
 untracked files itself, so the diff shows "the code I am working on" whole: modified, added,
-deleted, renamed, untracked and binary files. Git runs with the repository's own hooks and
-helpers switched off (`GIT_SAFETY`): a repository's configuration must not run programs when
-all we do is read it. Nothing here prints; outside git the answer is None.
+deleted, renamed, untracked and binary files. Git runs with the repository's own hooks,
+helpers and filter drivers switched off (engine.gitcmd): a repository's configuration must not
+run programs when all we do is read it. Nothing here prints; outside git the answer is None.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from engine.errors import UsageError
+from engine.gitcmd import DIFF_SAFETY, filter_safety, git_output
 
-GIT_SAFETY: tuple[str, ...] = (
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.quotepath=false",
-    "-c",
-    "diff.external=",
-    "-c",
-    "color.ui=false",
-)
-"""Flags before every git command: no fsmonitor hook, UTF-8 paths as they are, no external
-diff program, no colour codes."""
 EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The empty tree: the base of a repository with no commit yet (sha1 repositories)."""
 UNTRACKED_MAX_BYTES = 1_000_000
@@ -114,8 +102,10 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
         return None
     base_commit = _base_commit(root, base)
     diff_args = ("--no-ext-diff", "--no-textconv", "-M", "--relative", base_commit, "--", ".")
-    listed = _git(root, "diff", "--name-status", "-z", *diff_args)
-    patch = _git(root, "diff", "--no-color", "--unified=3", *diff_args)
+    # a diff reads work tree files through the repository's filter drivers: empty them all
+    filters = filter_safety(root)
+    listed = _git(root, *filters, "diff", *DIFF_SAFETY, "--name-status", "-z", *diff_args)
+    patch = _git(root, *filters, "diff", *DIFF_SAFETY, "--no-color", "--unified=3", *diff_args)
     untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
     files = _tracked_changes(listed or b"", patch or b"")
     files += [_untracked(root, os.fsdecode(raw)) for raw in (untracked or b"").split(b"\0") if raw]
@@ -129,18 +119,8 @@ def _by_path(changed: ChangedFile) -> str:
 
 
 def _git(root: str, *args: str) -> bytes | None:
-    """Run git in root; its stdout, or None when it fails or git is missing."""
-    try:
-        done = subprocess.run(
-            ["git", *GIT_SAFETY, *args],
-            cwd=root,
-            capture_output=True,
-            check=False,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"},
-        )
-    except OSError:
-        return None
-    return done.stdout if done.returncode == 0 else None
+    """Run git in root (engine.gitcmd's safety flags); its stdout, or None when it fails."""
+    return git_output(root, *args)
 
 
 def _base_commit(root: str, base: str | None) -> str:

@@ -9,10 +9,10 @@ error. `git_head` keys the cached signals so they are recomputed only when HEAD 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from engine.gitcmd import git_output
 from engine.model import GitSignal
 
 DEFAULT_MAX_COMMITS = 5000
@@ -29,21 +29,22 @@ def read_git_signals(
         paths: POSIX paths relative to `root`; files absent from the log get no entry.
         max_commits: newest commits to read.
     """
-    import git  # deliberate: GitPython costs ~0.2 s to import, paid only when signals are read
-
-    runner = git.Git(os.fspath(root))
-    try:
-        facts = runner.rev_parse("--is-shallow-repository", "--show-prefix").split("\n")
-        if facts[0].strip() != "false":
-            return {}  # shallow: counts and dates would describe only the tip
-        prefix = facts[1].strip() if len(facts) > 1 else ""
-        log_args = ["--name-only", "--no-renames", "-z", "--format=%x00%ct", f"-n{max_commits}"]
-        if prefix:
-            log_args += ["--", "."]  # only commits touching the root count toward the window
-        output = runner.log(*log_args, stdout_as_string=False)
-    except (git.GitCommandError, git.GitCommandNotFound):
-        return {}  # not a repository, no commits yet, or no git at all
-    return _signals_from_log(bytes(output), prefix, frozenset(paths))
+    # Plain git through engine.gitcmd (GitPython ran it with the repository's own config, and
+    # `log.showSignature` with a `gpg.program` of its choosing would run that program).
+    answer = git_output(root, "rev-parse", "--is-shallow-repository", "--show-prefix")
+    if answer is None:
+        return {}  # not a repository, or no git at all
+    facts = answer.decode("utf-8", "replace").split("\n")
+    if facts[0].strip() != "false":
+        return {}  # shallow: counts and dates would describe only the tip
+    prefix = facts[1].strip() if len(facts) > 1 else ""
+    log_args = ["--name-only", "--no-renames", "-z", "--format=%x00%ct", f"-n{max_commits}"]
+    if prefix:
+        log_args += ["--", "."]  # only commits touching the root count toward the window
+    output = git_output(root, "log", *log_args)
+    if output is None:
+        return {}  # no commits yet
+    return _signals_from_log(output, prefix, frozenset(paths))
 
 
 def _signals_from_log(output: bytes, prefix: str, wanted: frozenset[str]) -> dict[str, GitSignal]:
@@ -86,15 +87,6 @@ def _signals_from_log(output: bytes, prefix: str, wanted: frozenset[str]) -> dic
 
 def git_head(root: Path) -> str | None:
     """Return the commit HEAD points at, or None outside git or before the first commit."""
-    try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "--verify", "-q", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:  # git missing, or root gone
-        return None
-    head = proc.stdout.strip()
-    return head if proc.returncode == 0 and head else None
+    answer = git_output(root, "rev-parse", "--verify", "-q", "HEAD")
+    head = answer.decode("ascii", "replace").strip() if answer is not None else ""
+    return head or None

@@ -15,11 +15,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from engine.errors import ScanError
+from engine.gitcmd import git_output
 from engine.ignore import IgnoreMatcher, IgnoreRule, parse_rules
 from engine.model import Progress, ScanOptions, ScanReport, SkippedFile, SkipReason, SourceFile
 from engine.parse.languages import language_for_path
@@ -32,9 +32,6 @@ from engine.skip_rules import (
     is_dependency_dir,
     is_secret_name,
 )
-
-_GIT_ENV_OVERRIDES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX")
-"""Set by git hooks; they would point `git ls-files` at another repository than the root."""
 
 ProgressCallback = Callable[[Progress], None]
 
@@ -88,23 +85,16 @@ def _check_root(root: str) -> None:
 
 
 def _git_list(root: str) -> list[str] | None:
-    """Return what git would index under `root` (relative paths), or None outside git."""
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_OVERRIDES}
-    try:
-        proc = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            check=False,
-        )
-    except OSError:  # git is not installed, or cannot be started
-        return None
-    if proc.returncode != 0:
+    """Return what git would index under `root` (relative paths), or None outside git.
+
+    Through engine.gitcmd: a repository's `core.fsmonitor` would otherwise run on ls-files.
+    """
+    listed = git_output(root, "ls-files", "-co", "--exclude-standard", "-z")
+    if listed is None:
         return None
     # dict.fromkeys: drop duplicates (unmerged paths appear once per stage) keeping order;
     # a trailing "/" marks a nested repository git does not look into.
-    raw = dict.fromkeys(p for p in proc.stdout.split(b"\0") if p and not p.endswith(b"/"))
+    raw = dict.fromkeys(p for p in listed.split(b"\0") if p and not p.endswith(b"/"))
     return [os.fsdecode(p) for p in raw]
 
 
