@@ -36,6 +36,12 @@ MAX_REPLANS = 4
 """Plan-render-measure rounds when rescaling the planning target."""
 MAX_ROUNDS = 24
 """Render-and-measure rounds at most; each steps several files down."""
+QUESTION_SHARE = 0.25
+"""Share of the budget the question quoted at the top of a pack may take; a longer one (a
+pasted log, a whole bug report) is cut in the middle, its start and end kept, so that the
+pack still has room for code and never silently exceeds its budget."""
+QUESTION_ALLOWANCE = 64
+"""Question tokens the planner's header estimate already covers."""
 
 
 def pack(
@@ -67,6 +73,10 @@ def pack(
     instructions_tokens = counter.count(instructions) if instructions.strip() else 0
     changes_tokens = changes.tokens if changes is not None else 0
     reserved = section_tokens(instructions_tokens, changes)
+    question, question_note = fit_question(ranking.query, budget, counter)
+    if question_note:
+        ranking = replace(ranking, query=question)  # the words it ranked by stay in `terms`
+    reserved += max(0, counter.count(question) - QUESTION_ALLOWANCE)
 
     def cached_read(path: str) -> str:
         text = texts.get(path)
@@ -122,7 +132,39 @@ def pack(
             factor *= 1.02  # aim a little under, so the next round lands inside
     if best is None:
         best = fit(draft, rendered, index, budget, draw, line_numbers)
-    return _exact(*best)
+    fitted, rendered = _exact(*best)
+    notes: tuple[str, ...] = (question_note,) if question_note else ()
+    if rendered.tokens > budget and not fitted.over_budget:
+        over = rendered.tokens - budget
+        notes += (f"the pack takes {rendered.tokens:,} tokens, {over:,} over the budget",)
+    return replace(fitted, notes=(*fitted.notes, *notes)), rendered
+
+
+def fit_question(query: str, budget: int, counter: TokenCounter) -> tuple[str, str]:
+    """The question as the pack quotes it, and a note when it had to be cut.
+
+    A question over QUESTION_SHARE of the budget keeps its start and its end (where a stack
+    trace's cause and a report's ask usually are) around a marker saying how much was left out.
+    """
+    limit = max(1, int(budget * QUESTION_SHARE))
+    tokens = counter.count(query)
+    if tokens <= limit:
+        return query, ""
+    keep = int(len(query) * limit / tokens)
+    trimmed = ""
+    for _ in range(8):
+        half = max(0, keep // 2)
+        head, tail = query[:half], query[len(query) - half :] if half else ""
+        left_out = tokens - counter.count(head + tail)
+        trimmed = f"{head}\n[… {left_out:,} tokens of the question left out …]\n{tail}"
+        if counter.count(trimmed) <= limit:
+            break
+        keep = int(keep * 0.8)
+    note = (
+        f"the question takes {tokens:,} tokens, over a quarter of the budget: the pack quotes"
+        f" its start and end ({counter.count(trimmed):,} tokens); all of it was used to rank"
+    )
+    return trimmed, note
 
 
 def section_tokens(instructions_tokens: int, changes: ChangesSection | None) -> int:

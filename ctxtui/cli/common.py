@@ -5,6 +5,9 @@ Errors raise EngineError (one line and exit 1 in `ctxtui.cli.main`) or UsageFail
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,15 +19,65 @@ from ctxtui.errors import UsageFailure
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.workspace import Workspace
 from ctxtui.workspace.notices import index_notices
-from engine import Progress
+from engine import EngineError, Progress
+from engine.model import printable
 
 
 def read_question(question: str) -> str:
-    """The question itself, or stdin's text for `-`."""
+    """The question itself, or stdin's text for `-`, as valid Unicode: bytes of an argument
+    that are not UTF-8 (kept by Python as surrogates) become U+FFFD, so the pack can be
+    written as UTF-8 whatever was typed."""
     text = sys.stdin.read() if question == "-" else question
     if not text.strip():
         raise UsageFailure("ctxtui: the question is empty")
-    return text
+    return printable(text)
+
+
+def emit(text: str) -> None:
+    """Write data to stdout and flush it; a stdout that cannot be written (a full disk,
+    /dev/full, a closed pipe) is one line on stderr and exit 1, never a traceback.
+
+    Raises:
+        EngineError: stdout refused the text (BrokenPipeError passes: the reader left).
+    """
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+        raise
+    except OSError as error:
+        silence_stdout()
+        raise EngineError(f"cannot write to stdout: {error.strerror or error}") from None
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush has nowhere to fail."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+"""Characters a terminal acts on (escape sequences start with ESC or a C1 control); a lone
+carriage return could hide a line under the next."""
+
+
+def visible_controls(text: str) -> str:
+    """Text for a terminal: control characters shown as their symbols (ESC as ␛), not obeyed,
+    so that a file's `\\x1b]...` or `\\x1b[2J` cannot retitle, clear or rewrite the screen.
+    Tabs, newlines and CRLF line ends are kept."""
+    return _CONTROL.sub(_shown, text)
+
+
+def _shown(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block: ␀ ... ␟
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return f"\\x{code:02x}"
 
 
 def read_settings(path: str, **flags: Any) -> Settings:

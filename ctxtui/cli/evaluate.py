@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ctxtui.errors import UsageFailure
 from ctxtui.workspace import Workspace
@@ -80,18 +81,18 @@ def grep_baseline(workspace: Workspace, question: str, budget: int) -> tuple[lis
     return ranked, packed
 
 
-def checkout_for(case: dict[str, str], path: str | None) -> Path:
+def checkout_for(case: dict[str, Any], path: str | None) -> Path:
     """The folder a case runs against."""
     if path:
         return Path(path)
     cache = Path(os.environ.get("CTXBENCH_CACHE", "/tmp/ctxbench"))
-    folder = cache / case["repo"].replace("/", "+") / case["commit"]
+    folder: Path = cache / str(case["repo"]).replace("/", "+") / str(case["commit"])
     if not folder.is_dir():
         raise EngineError(f"no checkout for {case['id']} at {folder} (run materialise.py)")
     return folder
 
 
-def evaluate_case(case: dict[str, str], root: Path, budget: int) -> CaseResult:
+def evaluate_case(case: dict[str, Any], root: Path, budget: int) -> CaseResult:
     """Run ctxtui, greedy packing and grep on one case."""
     start = time.perf_counter()
     workspace = Workspace.open(root)
@@ -110,20 +111,62 @@ def evaluate_case(case: dict[str, str], root: Path, budget: int) -> CaseResult:
     return result
 
 
-def load_cases(path: str) -> list[dict[str, str]]:
-    """Read a .jsonl file of cases."""
+def load_cases(path: str, *, need_checkout: bool = False) -> list[dict[str, Any]]:
+    """Read a .jsonl file of cases; a line that is not a case is one error naming its number.
+
+    Args:
+        need_checkout: each case must say its `repo` and `commit` (no PATH was given).
+
+    Raises:
+        EngineError: the file cannot be read, or a line is not UTF-8 or not JSON (exit 1).
+        UsageFailure: a line is JSON but not a case (a field missing or of the wrong type).
+    """
     try:
-        with open(path, encoding="utf-8") as fh:
-            cases = [json.loads(line) for line in fh if line.strip()]
+        with open(path, "rb") as fh:
+            raw_lines = fh.read().split(b"\n")
     except OSError as exc:
         raise EngineError(f"cannot read {path}: {exc.strerror}") from exc
-    except json.JSONDecodeError as exc:
-        raise EngineError(f"{path}: not JSON lines ({exc.msg} at line {exc.lineno})") from exc
-    for case in cases:
-        if not isinstance(case, dict) or not {"query", "gold"} <= set(case):
-            raise UsageFailure(f"ctxtui: {path}: each case needs at least 'query' and 'gold'")
-        case.setdefault("id", f"case-{cases.index(case) + 1}")
+    cases: list[dict[str, Any]] = []
+    for number, raw in enumerate(raw_lines, 1):
+        if not raw.strip():
+            continue
+        problem = _case_problem(raw, need_checkout)
+        if isinstance(problem, _Unreadable):
+            raise EngineError(f"{path}:{number}: {problem.reason}")
+        if isinstance(problem, str):
+            raise UsageFailure(f"ctxtui: {path}:{number}: {problem}")
+        problem.setdefault("id", f"case-{len(cases) + 1}")
+        cases.append(problem)
+    if not cases:
+        raise EngineError(f"{path}: no cases in it")
     return cases
+
+
+@dataclass(frozen=True, slots=True)
+class _Unreadable:
+    reason: str
+
+
+def _case_problem(raw: bytes, need_checkout: bool) -> dict[str, Any] | _Unreadable | str:
+    """The case on one line, why it cannot be read, or what is wrong with it."""
+    try:
+        case = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return _Unreadable("not UTF-8 text (is it a .jsonl file?)")
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return _Unreadable(f"not JSON lines ({getattr(exc, 'msg', 'nested too deeply')})")
+    if not isinstance(case, dict):
+        return "a case must be a JSON object"
+    query, gold = case.get("query"), case.get("gold")
+    if not isinstance(query, str) or not query.strip():
+        return "'query' must be a non-empty string"
+    if not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
+        return "'gold' must be a non-empty list of paths"
+    needed = ("repo", "commit") if need_checkout else ()
+    for key in ("id", *needed):
+        if (key in case or key in needed) and not isinstance(case.get(key), str):
+            return f"'{key}' must be a string"
+    return case
 
 
 def mean(results: list[CaseResult], method: str, metric: str) -> float:
@@ -160,7 +203,7 @@ def format_table(results: list[CaseResult], budget: int) -> str:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate every case; print the table (or JSON)."""
-    cases = load_cases(args.cases)
+    cases = load_cases(args.cases, need_checkout=args.path is None)
     results = []
     for number, case in enumerate(cases, 1):
         results.append(evaluate_case(case, checkout_for(case, args.path), args.budget))

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
-from ctxtui.cli.common import open_workspace, read_settings
+from ctxtui.cli.common import emit, open_workspace, read_settings
 from ctxtui.workspace import Workspace
 from engine.analyse import ANALYSIS_TIME_LIMIT
 from engine.model import one_line
@@ -27,7 +27,7 @@ def run_index(args: argparse.Namespace) -> int:
     )
     for note in workspace.report.notes:
         print(f"ctxtui: {note}", file=sys.stderr)
-    print(format_index_report(workspace, args.verbose), end="")
+    emit(format_index_report(workspace, args.verbose))
     return 0
 
 

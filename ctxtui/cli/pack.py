@@ -6,7 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxtui.cli.common import open_workspace, read_question, read_settings, repository_path
+from ctxtui.cli.common import (
+    emit,
+    open_workspace,
+    read_question,
+    read_settings,
+    repository_path,
+    visible_controls,
+)
 from ctxtui.errors import UsageFailure
 from ctxtui.settings import pack_choices
 from ctxtui.state import FORMAT_EXTENSIONS
@@ -48,15 +55,17 @@ def run_pack(args: argparse.Namespace) -> int:
         print(f"ctxtui: {note}", file=sys.stderr)
     if args.output:
         try:
-            Path(args.output).write_text(rendered.text, encoding="utf-8")
+            Path(args.output).write_text(rendered.text, encoding="utf-8", errors="replace")
         except OSError as exc:
             raise EngineError(f"cannot write {args.output}: {exc.strerror}") from exc
         print(
             f"ctxtui: wrote {rendered.tokens:,} tokens, {rendered.files} files to {args.output}",
             file=sys.stderr,
         )
+    elif sys.stdout.isatty():
+        emit(visible_controls(rendered.text))  # shown, not obeyed: see visible_controls
     else:
-        sys.stdout.write(rendered.text)
+        emit(rendered.text)
     if args.copy:
         from ctxtui.clipboard import PyperclipBackend, deliver, describe  # deliberate: lazy
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from ctxtui.cli.common import open_workspace, read_question, read_settings, repository_path
+from ctxtui.cli.common import emit, open_workspace, read_question, read_settings, repository_path
 from ctxtui.workspace.answers import ranking_to_json, reason_text
 from engine import Ranking, Session
 from engine.model import one_line
@@ -39,8 +38,7 @@ def run_rank(args: argparse.Namespace) -> int:
     session = Session(focus=tuple(repository_path(workspace, f) for f in args.focus))
     ranking = workspace.rank(question, session)
     if args.json:
-        json.dump(ranking_to_json(ranking, args.limit), sys.stdout, indent=1, ensure_ascii=False)
-        sys.stdout.write("\n")
+        emit(json.dumps(ranking_to_json(ranking, args.limit), indent=1, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(format_ranking(ranking, args.limit))
+        emit(format_ranking(ranking, args.limit))
     return 0

@@ -37,7 +37,7 @@ from ctxtui.state import (
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace.notices import as_sentences, secret_notices
-from engine.model import Format, Rendered
+from engine.model import Format, Plan, Rendered
 
 __all__ = ["MainScreen", "Services"]
 
@@ -278,15 +278,15 @@ class MainScreen(RankingScreen):
             self.notify("Nothing to copy yet.", severity="warning")
             return
         self.save_state()
-        rendered = self._current_rendered()
-        self.run_copy(self.workspace, self.answer, self._choices(), rendered, self._terminal_copy)
+        current = self._current_pack()
+        self.run_copy(self.workspace, self.answer, self._choices(), current, self._terminal_copy)
 
     def _terminal_copy(self, text: str) -> None:
         self.app.call_from_thread(self.app.copy_to_clipboard, text)
 
-    def _current_rendered(self) -> Rendered | None:
+    def _current_pack(self) -> tuple[Plan, Rendered] | None:
         if self.packed and self.packed[0] == self._generation and self.packed[2].fmt is self.fmt:
-            return self.packed[2]
+            return self.packed[1], self.packed[2]
         return None
 
     @work(thread=True, exclusive=True, group="copy", exit_on_error=False)
@@ -295,12 +295,11 @@ class MainScreen(RankingScreen):
         workspace: jobs.WorkspaceAPI,
         answer: Answer,
         choices: jobs.Choices,
-        rendered: Rendered | None,
+        current: tuple[Plan, Rendered] | None,
         terminal: object,
     ) -> None:
-        """Render (unless current) and deliver the pack in a thread."""
-        if rendered is None:
-            _plan, rendered = jobs.pack_job(workspace, self.gate, answer.ranking, choices)
+        """Render (unless current and no packed file changed on disk) and deliver the pack."""
+        rendered = jobs.fresh_pack(workspace, self.gate, answer.query, choices, current)
         result = clipboard.deliver(
             rendered.text,
             FORMAT_EXTENSIONS[rendered.fmt],
@@ -326,12 +325,12 @@ class MainScreen(RankingScreen):
             self.notify("Nothing to save yet.", severity="warning")
             return
         workspace, answer, choices = self.workspace, self.answer, self._choices()
-        rendered = self._current_rendered()
+        current = self._current_pack()
 
         def save(answer_text: str | None) -> None:
             if answer_text:
                 target = Path(answer_text).expanduser()
-                self.run_save(workspace, answer, choices, rendered, Path.cwd() / target)
+                self.run_save(workspace, answer, choices, current, Path.cwd() / target)
 
         default = f"./ctxtui-pack.{FORMAT_EXTENSIONS[self.fmt]}"
         self.app.push_screen(
@@ -344,12 +343,11 @@ class MainScreen(RankingScreen):
         workspace: jobs.WorkspaceAPI,
         answer: Answer,
         choices: jobs.Choices,
-        rendered: Rendered | None,
+        current: tuple[Plan, Rendered] | None,
         target: Path,
     ) -> None:
-        """Render (unless current) and write the pack in a thread."""
-        if rendered is None:
-            _plan, rendered = jobs.pack_job(workspace, self.gate, answer.ranking, choices)
+        """Render (unless current and no packed file changed on disk) and write the pack."""
+        rendered = jobs.fresh_pack(workspace, self.gate, answer.query, choices, current)
         write_atomic(target, rendered.text)
         self.post_message(PackSaved(target, rendered))
 

@@ -23,6 +23,7 @@ from ctxtui.workspace.gate import ReadWriteGate
 from ctxtui.workspace.jobs import (
     build_pack,
     describe_error,
+    fresh_pack,
     open_workspace,
     pack_job,
     rank_and_plan,
@@ -43,6 +44,7 @@ __all__ = [
     "build_pack",
     "cache_dir_for",
     "describe_error",
+    "fresh_pack",
     "open_workspace",
     "pack_job",
     "rank_and_plan",

@@ -7,6 +7,7 @@ directly. Reads share the gate; a refresh (which replaces the index) holds it al
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -73,6 +74,43 @@ def build_pack(
         ranking, _estimate = rank_and_plan(workspace, gate, question, choices, complete=complete)
         plan, rendered = pack_job(workspace, gate, ranking, choices)
     return ranking, plan, rendered
+
+
+def fresh_pack(
+    workspace: WorkspaceAPI,
+    gate: ReadWriteGate,
+    question: str,
+    choices: Choices,
+    current: tuple[Plan, Rendered] | None,
+) -> Rendered:
+    """The pack to copy or save, as the files are now: `current` when none of its files
+    changed on disk since it was rendered (a stat each), else re-indexed and built again.
+
+    The app renders a pack when the typing pauses; a file edited after that (in an editor
+    beside it) must not reach the clipboard in its old form.
+    """
+    if current is not None and not _changed_on_disk(workspace, current[0]):
+        return current[1]
+    if current is not None:
+        refresh_job(workspace, gate)
+    _ranking, _plan, rendered = build_pack(workspace, gate, question, choices, complete=False)
+    return rendered
+
+
+def _changed_on_disk(workspace: WorkspaceAPI, plan: Plan) -> bool:
+    """Tell whether a file of the plan differs on disk (size or mtime) from the index."""
+    index = workspace.index  # replaced whole by a refresh, never changed in place
+    for entry in plan.entries:
+        if entry.file_id >= len(index.files) or index.files[entry.file_id].path != entry.path:
+            return True
+        known = index.files[entry.file_id]
+        try:
+            stat = os.stat(os.path.join(index.root, entry.path))
+        except OSError:
+            return True
+        if stat.st_size != known.size or stat.st_mtime_ns != known.mtime_ns:
+            return True
+    return False
 
 
 def refresh_job(workspace: WorkspaceAPI, gate: ReadWriteGate) -> bool:

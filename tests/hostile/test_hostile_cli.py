@@ -1,0 +1,124 @@
+"""The command line under hostile input: one line and an exit code, never a traceback; no
+terminal escape obeyed; a question too long for the budget is cut, not packed whole."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+
+from ctxtui.cli import main
+from ctxtui.cli.common import visible_controls
+from engine import load_tokenizer
+
+FILES = {
+    "cart.py": "def cart_total(items):\n    return sum(items)\n",
+    "banner.txt": "cart banner \x1b]0;pwned\x07\x1b[2J\x1b[31mred\x9b31m\rhidden\r\nok\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", FILES)
+
+
+def ctxtui(
+    *argv: str | bytes, stdout: int | None = subprocess.PIPE
+) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONIOENCODING": ""}
+    return subprocess.run(
+        [sys.executable, "-m", "ctxtui", *argv], stdout=stdout, capture_output=stdout is None,
+        stderr=subprocess.PIPE, env=env, check=False, timeout=300,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_a_full_stdout_is_one_line_and_exit_1(repo: Path) -> None:
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxtui", "pack", "cart", str(repo), "--no-cache"],
+            stdout=full, stderr=subprocess.PIPE, check=False, timeout=300,
+        )  # fmt: skip
+    err = done.stderr.decode()
+    assert done.returncode == 1
+    assert "ctxtui: cannot write to stdout: No space left on device" in err
+    assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_a_question_that_is_not_utf8_gives_valid_utf8_everywhere(
+    repo: Path, tmp_path: Path
+) -> None:
+    question = os.fsencode("caf\udce9 cart")  # the byte 0xe9 alone, as a shell passes it
+    done = ctxtui(b"pack", question, os.fsencode(repo), b"--format", b"json", b"--no-cache")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.decode("utf-8"))["query"] == "caf\ufffd cart"
+    target = tmp_path / "out.md"
+    done = ctxtui(b"pack", question, os.fsencode(repo), b"-o", os.fsencode(target), b"--no-cache")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    assert "> caf\ufffd cart" in target.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "message"),
+    [
+        (
+            b'{"query": "cart", "gold": ["cart.py"]}\n\x89PNG\r\n\x1a\n\x00\xff\n',
+            1,
+            ":2: not UTF-8",
+        ),
+        (b'{"query": "cart", "gold": ["cart.py"]}\n{"query": \n', 1, ":2: not JSON lines"),
+        (b'{"query": 5, "gold": ["cart.py"]}\n', 2, ":1: 'query' must be a non-empty string"),
+        (b'{"query": "cart", "gold": "cart.py"}\n', 2, ":1: 'gold' must be a non-empty list"),
+        (b'{"query": "cart", "gold": []}\n', 2, ":1: 'gold' must be a non-empty list"),
+        (b'\n\n["cart"]\n', 2, ":3: a case must be a JSON object"),
+    ],
+)
+def test_eval_names_the_line_of_a_bad_case(
+    repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    content: bytes,
+    code: int,
+    message: str,
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_bytes(content)
+    assert main(["eval", str(cases), str(repo)]) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cases.jsonl{message}" in err
+
+
+def test_terminal_escapes_are_shown_not_obeyed_on_a_terminal(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["pack", "cart banner", str(repo), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out
+    assert "␛]0;pwned␇␛[2J␛[31mred\\x9b31m␍hidden" in out
+
+
+def test_escapes_reach_a_file_or_a_pipe_unchanged(repo: Path, tmp_path: Path) -> None:
+    assert main(["pack", "cart banner", str(repo), "-o", str(tmp_path / "p.md")]) == 0
+    assert "\x1b]0;pwned\x07" in (tmp_path / "p.md").read_text(encoding="utf-8")
+    assert visible_controls("a\tb\r\nc\n") == "a\tb\r\nc\n"
+
+
+def test_a_question_over_the_budget_is_cut_and_the_pack_fits(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    report = "Traceback at cart_total\n" + "  noise line of a long log\n" * 20_000 + "why?\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(report))
+    assert main(["pack", "-", str(repo), "-b", "2000", "--no-cache"]) == 0
+    out, err = capsys.readouterr()
+    assert load_tokenizer().count(out) <= 2000
+    assert "> Traceback at cart_total" in out and "> why?" in out
+    assert "tokens of the question left out" in out
+    assert "the question takes" in err and "quotes its start and end" in err
