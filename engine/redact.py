@@ -16,10 +16,11 @@ character is a placeholder, not a secret.
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -85,7 +86,11 @@ DETECT_SECRETS_PLUGINS: tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...]
     ("softlayer:SoftlayerDetector", "SoftLayer key", (KEYWORDS, ("api.softlayer.com",))),
     ("square_oauth:SquareOAuthDetector", "Square OAuth secret", (("sq0csp-",),)),
     ("stripe:StripeDetector", "Stripe key", (("k_live_",),)),
-    ("telegram_token:TelegramBotTokenDetector", "Telegram bot token", ((":",),)),
+    (
+        "telegram_token:TelegramBotTokenDetector",
+        "Telegram bot token",
+        (tuple(f"{digit}:" for digit in "0123456789"),),
+    ),
     ("twilio:TwilioKeyDetector", "Twilio key", (("AC",), ("SK",))),
 )
 """The detect-secrets plugins used (module:class under detect_secrets.plugins), what their finds
@@ -125,7 +130,7 @@ MySQL password on a command line (`-pSECRET`), a `.netrc` line."""
 
 PRIVATE_KEY_BLOCK = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----"
-    r"(?:((?:(?!-----END ).){1,20000}?)-----END \1PRIVATE KEY\2-----"
+    r"(?:((?:(?!-----END |\x00).){1,20000}?)-----END \1PRIVATE KEY\2-----"
     r"|((?:\n[^\n]{0,16}?[A-Za-z0-9+/=]{32,}[^\n]{0,4})+))",
     re.DOTALL,
 )
@@ -146,6 +151,9 @@ KEYWORD_VALUE = re.compile(
 
 IDENTIFIER = re.compile(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
 """A keyword's value that is a name in code (`"password_confirmation"`, `"bearerToken"`)."""
+
+SEPARATOR = "\n\x00\x00\n"
+"""Between the texts of one scan: a line of NULs, which no pattern matches or crosses."""
 
 WHOLE_TEXT_SHARE = 0.2
 """When more than this share of a text's lines hold a pattern's needle, the pattern runs
@@ -185,8 +193,10 @@ class Finding:
 class Redactor(Protocol):
     """Anything that finds and redacts secrets in text (SecretScanner, or a stand-in)."""
 
-    def redact(self, text: str, path: str = "") -> tuple[str, tuple[Finding, ...]]:
-        """Return the redacted text and the findings (offsets in the original text)."""
+    def redact_many(
+        self, items: Sequence[tuple[str, str]]
+    ) -> list[tuple[str, tuple[Finding, ...]]]:
+        """For each (text, path): the redacted text and the findings (offsets in the text)."""
         ...
 
 
@@ -212,9 +222,22 @@ class SecretPolicy:
             original: the whole file `text` was cut from (a focused level), so that a finding
                 gives its line in the file as on disk; "" when `text` is the whole of it.
         """
-        redacted, findings = self.scanner.redact(text, path)
-        found = [SecretFound(where, _line_in(original, text, f), f.kind) for f in findings]
-        return (redacted if self.redact else text), found
+        return self.apply_many([(text, where, path, original)])[0]
+
+    def apply_many(
+        self, parts: Sequence[tuple[str, str, str, str]]
+    ) -> list[tuple[str, list[SecretFound]]]:
+        """`apply` for many parts at once, (text, where, path, original) each: one scan of
+        them all, so that a pack of twenty files pays each detector's cost once, not twenty
+        times."""
+        results = self.scanner.redact_many([(text, path) for text, _, path, _ in parts])
+        carried: list[tuple[str, list[SecretFound]]] = []
+        for (text, where, _path, original), (redacted, findings) in zip(
+            parts, results, strict=True
+        ):
+            found = [SecretFound(where, _line_in(original, text, f), f.kind) for f in findings]
+            carried.append(((redacted if self.redact else text), found))
+        return carried
 
 
 def _line_in(original: str, text: str, finding: Finding) -> int:
@@ -251,8 +274,9 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.folded = text.translate(_ASCII_LOWER)
-        self.total = text.count("\n") + 1
+        folded = text.lower()  # keeps offsets unless a character lower-cases to two
+        self.folded = folded if len(folded) == len(text) else text.translate(_ASCII_LOWER)
+        self.limit = (text.count("\n") + 1) * WHOLE_TEXT_SHARE
         self._found: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
     def holding(self, needles: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -262,24 +286,28 @@ class _Lines:
         if known is not None:
             return known
         text = self.text
-        spans: list[tuple[int, int]] = [(0, len(text))]
+        spans = [(0, len(text))]
         if needles:
-            starts: set[int] = set()
-            limit = self.total * WHOLE_TEXT_SHARE
-            for needle in needles:
-                hay = self.folded if needle == needle.lower() else text
-                at = hay.find(needle)
-                while at >= 0 and len(starts) <= limit:
-                    start = text.rfind("\n", 0, at) + 1
-                    starts.add(start)
-                    end = text.find("\n", at)
-                    at = hay.find(needle, end) if end >= 0 else -1
-            if len(starts) <= limit:
-                spans = []
-                for start in sorted(starts):
-                    end = text.find("\n", start)
-                    spans.append((start, end if end >= 0 else len(text)))
+            hays = [self.folded if n == n.lower() else text for n in needles]
+            # counting is one C pass; walking the hits is Python, worth it only when few
+            if sum(hay.count(n) for hay, n in zip(hays, needles, strict=True)) <= self.limit:
+                spans = self._lines_of(needles, hays)
         self._found[needles] = spans
+        return spans
+
+    def _lines_of(self, needles: tuple[str, ...], hays: list[str]) -> list[tuple[int, int]]:
+        text = self.text
+        starts: set[int] = set()
+        for needle, hay in zip(needles, hays, strict=True):
+            at = hay.find(needle)
+            while at >= 0:
+                starts.add(text.rfind("\n", 0, at) + 1)
+                end = text.find("\n", at)
+                at = hay.find(needle, end) if end >= 0 else -1
+        spans = []
+        for start in sorted(starts):
+            end = text.find("\n", start)
+            spans.append((start, end if end >= 0 else len(text)))
         return spans
 
 
@@ -318,23 +346,64 @@ class SecretScanner:
     def redact(self, text: str, path: str = "") -> tuple[str, tuple[Finding, ...]]:
         """Return `text` with each secret replaced by `[redacted: <kind>]`, and the findings
         (offsets in the original text)."""
-        config = bool(CONFIG_NAMES.search(path))
-        key = (config, text)
+        return self.redact_many([(text, path)])[0]
+
+    def redact_many(
+        self, items: Sequence[tuple[str, str]]
+    ) -> list[tuple[str, tuple[Finding, ...]]]:
+        """`redact` for many (text, path) pairs: the texts not seen before are scanned as one
+        (joined by a separator no pattern crosses), then their findings are handed back."""
+        keys = [(bool(CONFIG_NAMES.search(path)), text) for text, path in items]
+        results: list[tuple[str, tuple[Finding, ...]] | None] = []
         with self._lock:
-            known = self._memo.get(key)
-            if known is not None:
-                self._memo.move_to_end(key)
-                return known
-        lines = _Lines(text)
-        findings = _without_overlaps(
-            [*self._find_tokens(lines), *self._find_keywords(lines, path, config)]
-        )
-        result = (_replace(text, findings), findings)
-        with self._lock:
-            self._memo[key] = result
-            while len(self._memo) > MEMO_LIMIT:
-                self._memo.popitem(last=False)
-        return result
+            for key in keys:
+                known = self._memo.get(key)
+                if known is not None:
+                    self._memo.move_to_end(key)
+                results.append(known)
+        missing = [i for i, known in enumerate(results) if known is None]
+        if missing:
+            scanned = self._scan([items[i] for i in missing])
+            with self._lock:
+                for i, result in zip(missing, scanned, strict=True):
+                    results[i] = result
+                    self._memo[keys[i]] = result
+                while len(self._memo) > MEMO_LIMIT:
+                    self._memo.popitem(last=False)
+        return [result for result in results if result is not None]
+
+    def _scan(self, items: list[tuple[str, str]]) -> list[tuple[str, tuple[Finding, ...]]]:
+        """Scan texts joined into one; return each one's redaction and findings."""
+        starts: list[int] = []
+        at = 0
+        for text, _path in items:
+            starts.append(at)
+            at += len(text) + len(SEPARATOR)
+        joined = _Lines(SEPARATOR.join(text for text, _ in items))
+        found: list[list[Finding]] = [[] for _ in items]
+        for finding in self._find_tokens(joined):
+            self._hand_back(finding, starts, items, found)
+        rules = [self._keyword_rules(path) for _text, path in items]
+        for finding in self._find_keywords(joined, starts, rules):
+            self._hand_back(finding, starts, items, found)
+        results = []
+        for (text, _path), finds in zip(items, found, strict=True):
+            kept = _without_overlaps(finds)
+            results.append((_replace(text, kept), kept))
+        return results
+
+    @staticmethod
+    def _hand_back(
+        finding: Finding,
+        starts: list[int],
+        items: list[tuple[str, str]],
+        found: list[list[Finding]],
+    ) -> None:
+        """File a finding of the joined text under its own text (dropped if it crosses one)."""
+        item = bisect.bisect_right(starts, finding.start) - 1
+        offset = starts[item]
+        if finding.end - offset <= len(items[item][0]):
+            found[item].append(Finding(finding.kind, finding.start - offset, finding.end - offset))
 
     def _find_tokens(self, lines: _Lines) -> Iterator[Finding]:
         """Token formats: each pattern over the lines that hold one of its needles."""
@@ -362,21 +431,27 @@ class SecretScanner:
             if detector.keep is None or detector.keep(value):
                 yield Finding(detector.kind, start, end)
 
-    def _find_keywords(self, lines: _Lines, path: str, config: bool) -> Iterator[Finding]:
-        """`password = "..."` and the like: detect-secrets' keyword detector, run only on the
-        lines that hold one of its keywords."""
-        text = lines.text
+    def _keyword_rules(self, path: str) -> Any:
+        """detect-secrets' keyword patterns for a file: unquoted values in config files."""
         keyword = self._keyword
-        rules = keyword.CONFIG_DENYLIST_REGEX_TO_GROUP if config else None
-        if rules is None:
-            file_type = keyword.determine_file_type(path) if path else None
-            rules = keyword.REGEX_BY_FILETYPE.get(
-                file_type, keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
-            )
-        detector = keyword.KeywordDetector()
+        if CONFIG_NAMES.search(path):
+            return keyword.CONFIG_DENYLIST_REGEX_TO_GROUP
+        file_type = keyword.determine_file_type(path) if path else None
+        return keyword.REGEX_BY_FILETYPE.get(
+            file_type, keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
+        )
+
+    def _find_keywords(
+        self, lines: _Lines, starts: list[int], rules: list[Any]
+    ) -> Iterator[Finding]:
+        """`password = "..."` and the like: detect-secrets' keyword detector, run only on the
+        lines that hold one of its keywords, with the rules of the file each line is from."""
+        text = lines.text
+        detector = self._keyword.KeywordDetector()
         for span_start, span_end in lines.holding(KEYWORDS):
             for hit in KEYWORD_LINE.finditer(text, span_start, span_end):
-                yield from self._keyword_findings(detector, rules, text, hit)
+                item_rules = rules[bisect.bisect_right(starts, hit.start()) - 1]
+                yield from self._keyword_findings(detector, item_rules, text, hit)
 
     def _keyword_findings(
         self, detector: Any, rules: Any, text: str, hit: Match[str]

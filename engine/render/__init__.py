@@ -70,18 +70,31 @@ def render(
         secrets: what to do with the secrets in every part of the pack (redact them, or
             only report them); None looks for none.
     """
+    read = [_file_content(entry, index, read_text, line_numbers) for entry in plan.entries]
+    contents = [content for content, _text in read]
     found: list[SecretFound] = []
     query = plan.query
+    diff = changes.diff if changes is not None else ""
     if secrets is not None:
-        query = _scanned(secrets, query, "<question>", found)
-        instructions = _scanned(secrets, instructions, "<instructions>", found)
-        if changes is not None and changes.diff:
-            diff = _scanned(secrets, changes.diff, "<changes>", found, path="changes.diff")
-            if diff != changes.diff:  # its printed count is of the diff that leaves
-                changes = replace(changes, diff=diff, tokens=counter.count(diff))
+        parts = [
+            (query, "<question>", "", ""),
+            (instructions, "<instructions>", "", ""),
+            (diff, "<changes>", "changes.diff", ""),
+            *(
+                (content, entry.path, entry.path, text)  # signatures come from the index
+                for entry, (content, text) in zip(plan.entries, read, strict=True)
+            ),
+        ]
+        carried = secrets.apply_many(parts)
+        for _text, finds in carried:
+            found.extend(finds)
+        query, instructions, diff = (text for text, _ in carried[:3])
+        contents = [text for text, _ in carried[3:]]
+        if changes is not None and diff != changes.diff:  # its count is of the diff that leaves
+            changes = replace(changes, diff=diff, tokens=counter.count(diff))
     files = tuple(
-        _file_view(entry, index, counter, read_text, line_numbers, secrets, found)
-        for entry in plan.entries
+        _file_view(entry, index, content, counter)
+        for entry, content in zip(plan.entries, contents, strict=True)
     )
     pack = PackView(
         query=query,
@@ -101,41 +114,25 @@ def render(
     )  # fmt: skip
 
 
-def _scanned(
-    secrets: SecretPolicy, text: str, where: str, found: list[SecretFound], *, path: str = ""
-) -> str:
-    """One part of the pack through the secret policy; its finds added to `found`."""
-    if not text:
-        return text
-    carried, finds = secrets.apply(text, where, path=path)
-    found.extend(finds)
-    return carried
-
-
-def _file_view(
-    entry: PlanEntry,
-    index: Index,
-    counter: TokenCounter,
-    read_text: Callable[[str], str],
-    line_numbers: bool,
-    secrets: SecretPolicy | None,
-    found: list[SecretFound],
-) -> FileView:
+def _file_content(
+    entry: PlanEntry, index: Index, read_text: Callable[[str], str], line_numbers: bool
+) -> tuple[str, str]:
+    """A file's content at its level, and the whole text it was cut from ("" if unreadable)."""
     file = index.files[entry.file_id]
     try:
         text = read_text(entry.path)
     except OSError as error:  # vanished or unreadable since indexing: say so in the pack
         comment = line_comment(file.language)
         note = f"… file could not be read: {error.strerror or error}"
-        content = f"{comment} {note}\n" if comment else note + "\n"
-    else:
-        content = render_level(
-            file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
-        )
-        if secrets is not None:
-            # the level's text, not the file's: signatures and docs come from the index
-            content, finds = secrets.apply(content, entry.path, path=entry.path, original=text)
-            found.extend(finds)
+        return (f"{comment} {note}\n" if comment else note + "\n"), ""
+    content = render_level(
+        file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
+    )
+    return content, text
+
+
+def _file_view(entry: PlanEntry, index: Index, content: str, counter: TokenCounter) -> FileView:
+    file = index.files[entry.file_id]
     return FileView(
         path=printable(entry.path),
         language=file.language,
