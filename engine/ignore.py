@@ -43,6 +43,10 @@ class IgnoreRule:
     """A pattern ending in `/`: matches folders only."""
     regex: re.Pattern[str]
     """Matches a path relative to `base` in full."""
+    parts: tuple[str | re.Pattern[str], ...] | None = None
+    """For a pattern with many stars: its stars and one-character pieces, matched by
+    `_match_parts` in time linear in the path (a regex backtracks exponentially on such
+    patterns: `*a*a*a*a*b` against a 200-character name took 44 s); else None."""
 
     def matches(self, path: str, is_dir: bool) -> bool:
         """Tell whether this rule's pattern matches `path` (relative to the scan root)."""
@@ -52,6 +56,8 @@ class IgnoreRule:
             if not path.startswith(self.base) or path[len(self.base) : len(self.base) + 1] != "/":
                 return False
             path = path[len(self.base) + 1 :]
+        if self.parts is not None:
+            return _match_parts(self.parts, path)
         return self.regex.fullmatch(path) is not None
 
 
@@ -109,6 +115,11 @@ def glob_to_regex(glob: str) -> str:
 
     `*` and `?` stop at `/`; `**` between slashes (or at either end) spans folders.
     """
+    return "".join(glob_atoms(glob))
+
+
+def glob_atoms(glob: str) -> list[str]:
+    """The regex of each part of a glob: a star (STARS) or a piece matching one character."""
     out: list[str] = []
     i = 0
     n = len(glob)
@@ -150,7 +161,46 @@ def glob_to_regex(glob: str) -> str:
         else:
             out.append(re.escape(ch))
             i += 1
-    return "".join(out)
+    return out
+
+
+STARS = frozenset({"[^/]*", "(?:.*/)?", ".*"})
+"""The regex of `*` (within a folder), `**/` (any folders) and a final `**` (anything)."""
+MANY_STARS = 3
+"""Stars in a pattern from which it is matched by `_match_parts`, not by its regex."""
+
+
+def _match_parts(parts: tuple[str | re.Pattern[str], ...], text: str) -> bool:
+    """Match a glob's parts against the whole of `text` in O(parts x len(text)) steps.
+
+    `ok[j]` says whether the parts after the current one match text[j:]; the table is built
+    from the last part back to the first.
+    """
+    n = len(text)
+    ok = [False] * n + [True]
+    for part in reversed(parts):
+        new = [False] * (n + 1)
+        if part == "[^/]*":  # zero or more characters other than "/"
+            new[n] = ok[n]
+            for j in range(n - 1, -1, -1):
+                new[j] = ok[j] or (text[j] != "/" and new[j + 1])
+        elif part == ".*":
+            new[n] = ok[n]
+            for j in range(n - 1, -1, -1):
+                new[j] = ok[j] or new[j + 1]
+        elif part == "(?:.*/)?":  # nothing, or anything up to and including a "/"
+            slash_then_ok = False
+            for j in range(n - 1, -1, -1):
+                if text[j] == "/" and ok[j + 1]:
+                    slash_then_ok = True
+                new[j] = ok[j] or slash_then_ok
+            new[n] = ok[n]
+        else:
+            assert isinstance(part, re.Pattern)
+            for j in range(n - 1, -1, -1):
+                new[j] = ok[j + 1] and part.fullmatch(text[j]) is not None
+        ok = new
+    return ok[0]
 
 
 class BadPattern(ValueError):
@@ -184,14 +234,16 @@ def compile_rule(line: str, base: str = "") -> IgnoreRule | None:
     line = line.lstrip("/") if anchored else line
     if not line:
         return None
-    body = glob_to_regex(line)
+    atoms = glob_atoms(line)
     if not anchored:
-        body = "(?:.*/)?" + body
+        atoms.insert(0, "(?:.*/)?")
     try:
-        regex = re.compile(body, re.DOTALL)
+        regex = re.compile("".join(atoms), re.DOTALL)
+        parts = tuple(a if a in STARS else re.compile(a, re.DOTALL) for a in atoms)
     except re.error as error:
         raise BadPattern(error.msg) from None
-    return IgnoreRule(pattern, base, negated, dir_only, regex)
+    many_stars = sum(a in STARS for a in atoms) >= MANY_STARS
+    return IgnoreRule(pattern, base, negated, dir_only, regex, parts if many_stars else None)
 
 
 def parse_rules(

@@ -68,3 +68,12 @@ async def test_the_app_opens_and_says_so(
         await pilot.press(*"cart")
         await settle(pilot, "cart")
         assert sum("bad pattern" in n for n in notices(app)) == 1
+
+
+def test_a_pattern_of_many_stars_is_matched_without_backtracking(tmp_path: Path) -> None:
+    # as a regex, `*a*a...*b` backtracks exponentially: 44 s for 4 stars and a 200-letter name
+    long_name = "a" * 200 + "c.py"
+    files = {long_name: "x = 1\n", "a" * 40 + "b": "y\n", ".ctxtuiignore": "*a" * 14 + "*b\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    listed = {f.path for f in scan(repo).files}
+    assert long_name in listed and "a" * 40 + "b" not in listed
