@@ -137,3 +137,27 @@ class ChangesRead(Message):
         """The changes; None outside git or when nothing changed."""
         self.notice = notice
         """One line saying why there are none; empty when there are."""
+
+
+class SemanticProgressed(Message):
+    """The background embedding moved on; a burst collapses into the newest report."""
+
+    def __init__(self, progress: Progress, finished: bool = False) -> None:
+        super().__init__()
+        self.progress = progress
+        """Files embedded of those that had no vectors when it started."""
+        self.finished = finished
+        """The embedding ended (done, stopped or failed)."""
+
+    def can_replace(self, message: Message) -> bool:
+        """Replace an older, still queued report that is not the last one."""
+        return isinstance(message, SemanticProgressed) and not message.finished
+
+
+class SemanticReady(Message):
+    """After a pause in the typing, the vectors of the answer on show were made."""
+
+    def __init__(self, generation: int) -> None:
+        super().__init__()
+        self.generation = generation
+        """Generation of the answer they were made for."""

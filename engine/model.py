@@ -105,6 +105,8 @@ class ReasonKind(str, Enum):
     PIN = "pin"
     FOCUS = "focus"
     GIT = "git"
+    SEMANTIC = "semantic"
+    """The file's best chunk is similar in meaning to the question (the semantic extra)."""
 
 
 class Intent(str, Enum):

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from semantic_support import FakeEmbedder
 
 import engine
 import engine.tokens
@@ -43,6 +44,9 @@ def isolated_dirs(
     home = tmp_path_factory.mktemp("home")
     for var in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
         monkeypatch.setenv(var, str(home / var.lower()))
+    # The semantic extra is installed by the README's test command; every test ranks by words
+    # only unless it turns the stage on itself (tests/engine/test_semantic*.py, ...).
+    monkeypatch.setenv("CTXTUI_SEMANTIC", "off")
     return home
 
 
@@ -64,3 +68,21 @@ def tokenizer_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Load the tokenizer tables once per run (the loader is memoised, nothing else replaced)."""
     monkeypatch.setattr(engine, "load_tokenizer", load_tokenizer_once)
     monkeypatch.setattr(engine.tokens, "load_tokenizer", load_tokenizer_once)
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[FakeEmbedder]:
+    """Turn the semantic stage on with the fake model; the list holds every model loaded."""
+    from ctxtui.workspace import semantic
+    from engine.semantic.embedder import MODEL_ID
+
+    loaded: list[FakeEmbedder] = []
+
+    def load() -> FakeEmbedder:
+        loaded.append(FakeEmbedder(dim=384, model_id=MODEL_ID))
+        return loaded[-1]
+
+    monkeypatch.setenv("CTXTUI_SEMANTIC", "on")
+    monkeypatch.setattr(semantic, "extra_installed", lambda: True)
+    monkeypatch.setattr(semantic, "load_embedder", load)
+    return loaded

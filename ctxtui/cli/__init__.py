@@ -43,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--verbose", "-v", action="store_true", help="list skipped files")
     index.add_argument("--no-cache", action="store_true", help="index from scratch, save nothing")
     index.add_argument("--encoding", choices=ENCODINGS, help=SETTINGS_HINT)
+    index.add_argument(
+        "--semantic",
+        action="store_true",
+        help="also embed every file for the semantic re-rank (the extra; minutes on 1,000 files)",
+    )
     _secret_file_flag(index)
 
     rank = sub.add_parser("rank", help="rank files for a question, with reasons")
@@ -53,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--focus", action="append", default=[], metavar="FILE")
     rank.add_argument("--exclude", action="append", default=[], metavar="GLOB")
     rank.add_argument("--no-cache", action="store_true")
+    rank.add_argument(
+        "--no-semantic", action="store_true", help="rank by words only, even with the extra"
+    )
     _secret_file_flag(rank)
 
     pack = sub.add_parser("pack", help="print a context pack for a question")
@@ -77,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and add their diff; put it after the question, or write --changed=BASE",
     )
     pack.add_argument("--no-cache", action="store_true")
+    pack.add_argument(
+        "--no-semantic", action="store_true", help="rank by words only, even with the extra"
+    )
     _secret_file_flag(pack)
     pack.add_argument(
         "--no-redact",

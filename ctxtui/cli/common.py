@@ -123,6 +123,7 @@ def open_workspace(
     use_cache: bool = True,
     secret_files: tuple[str, ...] = (),
     notices: bool = True,
+    semantic: bool = True,
 ) -> Workspace:
     """Open a folder with its settings, reporting on stderr, one line each, a discarded cache
     and (with `notices`) what the index left out: secret files, ctxtui's own packs, bad
@@ -130,6 +131,7 @@ def open_workspace(
 
     Args:
         secret_files: --include-secret patterns (secret files to index anyway).
+        semantic: use the semantic stage when its extra is installed (not --no-semantic).
     """
     options = replace(scan_options(settings), secret_files=secret_files)
     with progress_on_stderr() as on_progress:
@@ -140,6 +142,7 @@ def open_workspace(
             options=options,
             on_progress=on_progress,
             tuning=tuning(settings),
+            semantic=semantic,
         )
     lines = [workspace.report.cache_notice] if workspace.report.cache_notice else []
     if notices:
@@ -162,3 +165,23 @@ def repository_path(workspace: Workspace, name: str) -> str:
     if name not in workspace.index.path_ids:
         raise UsageFailure(f"ctxtui: --focus {name}: no such file in the index")
     return name
+
+
+def semantic_notice(workspace: Workspace) -> None:
+    """Say on stderr what the semantic stage did for the question: the files it had to embed
+    first (a cold cache), a discarded vector cache, or why it could not run."""
+    stage = workspace.semantic
+    if stage is None:
+        return
+    lines = [stage.notice] if stage.notice else []
+    if stage.failed:
+        lines.append(f"{stage.failed}; ranked by words only")
+    elif stage.last is not None and stage.last.files:
+        status = stage.status(workspace.index)
+        lines.append(
+            f"semantic: embedded {stage.last.files:,} files ({stage.last.chunks:,} chunks) for "
+            f"this question in {stage.last.seconds:.1f} s; {status.embedded:,} of "
+            f"{status.files:,} files have vectors (`ctxtui index --semantic` embeds them all)"
+        )
+    for line in lines:
+        print(f"ctxtui: {line}", file=sys.stderr)

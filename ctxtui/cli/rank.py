@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from ctxtui.cli.common import emit, open_workspace, read_question, read_settings, repository_path
+from ctxtui.cli.common import (
+    emit,
+    open_workspace,
+    read_question,
+    read_settings,
+    repository_path,
+    semantic_notice,
+)
 from ctxtui.workspace.answers import ranking_to_json, reason_text
 from engine import Ranking, Session
 from engine.model import one_line
@@ -34,9 +41,11 @@ def run_rank(args: argparse.Namespace) -> int:
         settings,
         use_cache=not args.no_cache,
         secret_files=tuple(args.include_secret),
+        semantic=not args.no_semantic,
     )
     session = Session(focus=tuple(repository_path(workspace, f) for f in args.focus))
     ranking = workspace.rank(question, session)
+    semantic_notice(workspace)
     if args.json:
         emit(json.dumps(ranking_to_json(ranking, args.limit), indent=1, ensure_ascii=False) + "\n")
     else:

@@ -78,6 +78,8 @@ class WarmRepository:
             self._open[key] = opened
             while len(self._open) > KEPT_WORKSPACES:
                 self._open.popitem(last=False)
+        if workspace.semantic is not None:
+            _embed_in_background(self, key, workspace)
         return opened
 
     def _settings_files(self) -> tuple[Path, ...]:
@@ -91,3 +93,17 @@ def _stamp(path: Path) -> tuple[str, int, int]:
     except OSError:
         return (str(path), -1, -1)
     return (str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def _embed_in_background(warm: WarmRepository, key: _Key, workspace: Workspace) -> None:
+    """Embed the whole repository in a daemon thread (the semantic extra), so that later
+    calls need no model run but the question's; it stops when the workspace is closed."""
+
+    def closed() -> bool:
+        with warm._lock:
+            return warm._open.get(key, (None,))[0] is not workspace
+
+    thread = threading.Thread(
+        target=workspace.embed_all, kwargs={"should_stop": closed}, name="ctxtui-embed", daemon=True
+    )
+    thread.start()

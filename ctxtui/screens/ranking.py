@@ -40,6 +40,7 @@ from ctxtui.messages import (
     WorkspaceRefreshed,
 )
 from ctxtui.screens import jobs
+from ctxtui.screens.semantic import SemanticHook
 from ctxtui.state import RepoState, StateStore, clamp_budget
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
@@ -78,7 +79,7 @@ class Services:
     """Replace the secrets found in a pack with markers (a setting; off is said loudly)."""
 
 
-class RankingScreen(Screen[None]):
+class RankingScreen(Screen[None], SemanticHook):
     """Question, ranked files, preview and meter, kept current by thread workers."""
 
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 - Textual declares it a list
@@ -274,8 +275,13 @@ class RankingScreen(Screen[None]):
                 )
         self.request_changes()
         self.request_rank()
+        self.start_embedding(message.workspace)
 
     # ------------------------------------------------------------------ ranking
+
+    def file_list(self) -> FileList:
+        """The ranked file list."""
+        return self.query_one(FileList)
 
     @on(QueryBar.Changed, "#query-bar")
     def rerank(self, event: QueryBar.Changed) -> None:
@@ -331,6 +337,7 @@ class RankingScreen(Screen[None]):
         file_list.ranking = answer.ranking
         file_list.plan = answer.plan
         self.query_one(BudgetMeter).plan = answer.plan
+        self.show_semantic_status(answer)
         # The exact pack (tens of ms, GIL-bound rendering) waits for a pause in the typing, so
         # that it never delays the ranking of the next keystroke; until then the meter says ≈.
         if self._pack_timer is not None:
@@ -341,6 +348,7 @@ class RankingScreen(Screen[None]):
         self._pack_timer = None
         if answer.generation == self._generation and self.workspace is not None:
             self.run_pack(self.workspace, answer, self._choices())
+            self.after_typing_pause(answer)
 
     def _empty_text(self, answer: Answer) -> str:
         if self._no_match_timer is not None:

@@ -33,6 +33,7 @@ def describe_reasons(reasons: tuple[Reason, ...], limit: int = 3) -> str:
         (ReasonKind.FOCUS, "focus"),
         (ReasonKind.DECLARATION, "defines "),
         (ReasonKind.WORD, "words "),
+        (ReasonKind.SEMANTIC, "meaning "),
         (ReasonKind.PATH, "path "),
         (ReasonKind.IMPORTS, "imports "),
         (ReasonKind.IMPORTED_BY, "imported by "),

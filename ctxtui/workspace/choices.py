@@ -7,7 +7,7 @@ comes from the app's keys or its saved state; `WorkspaceAPI` is what the front-e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -20,6 +20,7 @@ from engine.model import (
     Level,
     Plan,
     PlanEntry,
+    Progress,
     Ranking,
     Rendered,
     Session,
@@ -63,6 +64,18 @@ class WorkspaceAPI(Protocol):
     def refresh(self, *, force: bool = False) -> bool: ...
 
     def with_encoding(self, encoding: str) -> WorkspaceAPI: ...
+
+    def prepare_semantic(
+        self, ranking: Ranking, should_stop: Callable[[], bool] | None = None
+    ) -> bool: ...
+
+    def embed_all(
+        self,
+        *,
+        on_progress: Callable[[Progress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        first: Sequence[int] = (),
+    ) -> int: ...
 
 
 WorkspaceFactory = Callable[..., WorkspaceAPI]

@@ -11,12 +11,14 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import engine
+from ctxtui.workspace.semantic import SemanticStage, semantic_wanted
 from engine import (
     Format,
     Index,
@@ -34,6 +36,7 @@ from engine.diff_section import CHANGES_SHARE, ChangesSection, fit_changes
 from engine.model import SecretFound
 from engine.pack import section_tokens
 from engine.rank import DEFAULT_WEIGHTS, RankWeights
+from engine.semantic.embedder import SemanticUnavailable
 
 if TYPE_CHECKING:
     from engine.redact import SecretPolicy, SecretScanner
@@ -163,6 +166,7 @@ class Workspace:
         options: ScanOptions,
         cache_dir: Path | None,
         tuning: Tuning = Tuning(),
+        semantic: SemanticStage | None = None,
     ) -> None:
         self.index = index
         """The current index; replaced whole by refresh(), never mutated."""
@@ -172,6 +176,8 @@ class Workspace:
         self.cache_dir = cache_dir
         self.tuning = tuning
         """Ranking weights and instructions from the settings."""
+        self.semantic = semantic
+        """The semantic stage (the `semantic` extra); None without it or when turned off."""
         self._tokenizer = tokenizer
         self._last_check = time.monotonic()
         self._lock = threading.Lock()
@@ -192,8 +198,12 @@ class Workspace:
         on_progress: Callable[[Progress], None] | None = None,
         tokenizer: LazyTokenizer | None = None,
         tuning: Tuning = Tuning(),
+        semantic: bool = True,
     ) -> Workspace:
         """Index (or refresh the cached index of) a folder; slow the first time.
+
+        `semantic` uses the semantic stage when its extra is installed and not switched off
+        (CTXTUI_SEMANTIC=off); see `rank`.
 
         Raises:
             EngineError: the folder cannot be scanned or the tokenizer cannot load.
@@ -210,7 +220,10 @@ class Workspace:
             on_progress=on_progress,
             tokenizer=lazy.get,
         )
-        return cls(index, report, lazy, options=options, cache_dir=cache_dir, tuning=tuning)
+        stage = SemanticStage(cache_dir) if semantic and semantic_wanted() else None
+        return cls(
+            index, report, lazy, options=options, cache_dir=cache_dir, tuning=tuning, semantic=stage
+        )
 
     @property
     def root(self) -> Path:
@@ -228,8 +241,57 @@ class Workspace:
         return self._tokenizer.get()
 
     def rank(self, query: str, session: Session, *, complete: bool = True) -> Ranking:
-        """Rank the files for a question."""
-        return engine.rank(self.index, query, session, self.tuning.weights, complete=complete)
+        """Rank the files for a question: lexically, then fused with semantic similarity when
+        the semantic stage is on.
+
+        A complete question (command line, MCP server, a pause in the typing) waits for the
+        vectors this question lacks; a keystroke (`complete=False`) uses only cached ones.
+        """
+        index = self.index
+        ranking = engine.rank(index, query, session, self.tuning.weights, complete=complete)
+        if self.semantic is None:
+            return ranking
+        read = partial(self._texts.read, index)
+        return self.semantic.rerank(index, ranking, read, wait=complete)
+
+    def prepare_semantic(
+        self, ranking: Ranking, should_stop: Callable[[], bool] | None = None
+    ) -> bool:
+        """Embed what a typed question's ranking lacks (the question, the re-ranked files);
+        True when a keystroke's ranking of it can now be fused."""
+        if self.semantic is None or not ranking.files:
+            return False
+        index = self.index
+        read = partial(self._texts.read, index)
+        try:
+            self.semantic.prepare(index, ranking, read, should_stop)
+        except SemanticUnavailable as error:
+            self.semantic.failed = str(error)
+            return False
+        return self.semantic.covers(index, ranking)
+
+    def embed_all(
+        self,
+        *,
+        on_progress: Callable[[Progress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        first: Sequence[int] = (),
+    ) -> int:
+        """Embed every file of the index that has no vectors yet (minutes on a big
+        repository: run it in a background thread); 0 without the semantic stage."""
+        from engine.analyse import read_text  # deliberate: keeps start-up light
+
+        if self.semantic is None:
+            return 0
+        index = self.index
+        read = partial(read_text, index.root)  # not the text cache: it would churn it
+        try:
+            return self.semantic.embed_all(
+                index, read, on_progress=on_progress, should_stop=should_stop, first=first
+            )
+        except SemanticUnavailable as error:
+            self.semantic.failed = str(error)
+            return 0
 
     def plan(
         self, ranking: Ranking, budget: int, session: Session, *, changes: Changes | None = None

@@ -103,7 +103,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(repo: Path, home: Path) -> Iterator[McpSession]:
-    env = {**os.environ, **_xdg(home)}
+    # module-scoped: started before the autouse fixture turns the semantic stage off
+    env = {**os.environ, **_xdg(home), "CTXTUI_SEMANTIC": "off"}
     session = McpSession(repo, env)
     yield session
     session.close()

@@ -1,0 +1,164 @@
+"""The embedding stage: which files still need vectors, embedding them, and the best chunk of
+each file for a question.
+
+Slow (tens of chunks a second on two cores), so it is built to be run in the background and
+stopped at any time: files are embedded a group at a time into the `VectorStore` passed in,
+so what was done is kept. The ranking reads the store only; see engine.semantic.fuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.model import Index, Progress
+from engine.semantic.chunks import CHUNKER_VERSION, chunk_file
+from engine.semantic.embedder import Embedder
+from engine.semantic.store import FileVectors, VectorStore, file_key
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+GROUP_CHUNKS = 64
+"""Chunks embedded between two checks of `should_stop` and two progress reports."""
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticWeights:
+    """Every number of the semantic stage, named. Defaults: issue 11's side study (142 unseen
+    questions), to be checked on DEV by scripts/semantic_eval.py (TUNED chooses, HELD judges)."""
+
+    rerank: int = 50
+    """How many of the lexical ranking's best files are re-ranked (and must have vectors)."""
+    mix: float = 0.5
+    """fused = (1 - mix) x lexical / best lexical + mix x the best chunk's cosine, min-max
+    scaled over the re-ranked files."""
+    chunk_lines: int = 40
+    """Lines per chunk at most (the side study's size; not swept: each try re-embeds DEV)."""
+    max_chunks: int = 64
+    """Chunks per file at most; longer files keep their first ones."""
+
+    @property
+    def chunking(self) -> tuple[int, ...]:
+        """What the cached vectors depend on besides the model and the file."""
+        return (CHUNKER_VERSION, self.chunk_lines, self.max_chunks)
+
+
+DEFAULT_SEMANTIC = SemanticWeights()
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkMatch:
+    """A file's best chunk for a question."""
+
+    similarity: float
+    """Cosine similarity of the chunk and the question, -1..1."""
+    start_line: int
+    """First line of the chunk, 1-based."""
+    end_line: int
+    """Last line of the chunk, 1-based."""
+
+
+def file_keys(index: Index, file_ids: Sequence[int], weights: SemanticWeights) -> list[bytes]:
+    """The vector store keys of some files of the index."""
+    chunking = weights.chunking
+    return [file_key(index.files[i].path, index.files[i].sha1, chunking) for i in file_ids]
+
+
+def missing(
+    index: Index, file_ids: Sequence[int], store: VectorStore, weights: SemanticWeights
+) -> list[int]:
+    """The files among `file_ids` that have no vectors yet, in the order given."""
+    keys = file_keys(index, file_ids, weights)
+    return [i for i, key in zip(file_ids, keys, strict=True) if key not in store.entries]
+
+
+def embed_files(
+    index: Index,
+    file_ids: Sequence[int],
+    store: VectorStore,
+    embedder: Embedder,
+    read_text: Callable[[str], str],
+    weights: SemanticWeights,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> int:
+    """Embed the files among `file_ids` that have no vectors yet, into `store`.
+
+    A file that vanished or cannot be read gets no vectors (it is tried again next time).
+    Returns the number of chunks embedded; stops early when `should_stop()` says so.
+    """
+    import numpy as np  # deliberate: numpy loads with the index
+
+    todo = missing(index, file_ids, store, weights)
+    keys = dict(zip(todo, file_keys(index, todo, weights), strict=True))
+    done_chunks = 0
+    pending: list[tuple[int, tuple[int, int], str]] = []  # file id, lines, text
+
+    def flush() -> None:
+        nonlocal done_chunks
+        vectors = embedder.embed([text for _, _, text in pending]).astype(np.float16)
+        by_file: dict[int, list[int]] = {}
+        for row, (file_id, _, _) in enumerate(pending):
+            by_file.setdefault(file_id, []).append(row)
+        for file_id, rows in by_file.items():
+            lines = np.array([pending[r][1] for r in rows], dtype=np.int32)
+            store.entries[keys[file_id]] = FileVectors(lines, vectors[rows])
+        done_chunks += len(pending)
+        pending.clear()
+
+    for number, file_id in enumerate(todo, 1):
+        if should_stop is not None and should_stop():
+            break
+        parsed = index.files[file_id]
+        try:
+            text = read_text(parsed.path)
+        except OSError:
+            continue
+        chunks = chunk_file(
+            parsed.path,
+            text,
+            parsed.declarations,
+            lines=weights.chunk_lines,
+            max_chunks=weights.max_chunks,
+        )
+        if not chunks:
+            empty = np.zeros((0, embedder.dim), dtype=np.float16)
+            store.entries[keys[file_id]] = FileVectors(np.zeros((0, 2), dtype=np.int32), empty)
+        pending.extend((file_id, (c.start_line, c.end_line), c.text) for c in chunks)
+        if len(pending) >= GROUP_CHUNKS or number == len(todo):
+            flush()  # a file's chunks always land in one group, so a file is whole or absent
+            if on_progress is not None:
+                on_progress(Progress("embed", number, len(todo)))
+    if pending:
+        flush()
+    return done_chunks
+
+
+def best_chunks(
+    index: Index,
+    file_ids: Sequence[int],
+    store: VectorStore,
+    question: npt.NDArray[np.float32],
+    weights: SemanticWeights,
+) -> dict[int, ChunkMatch] | None:
+    """Each file's most similar chunk to the question vector; None when any file among
+    `file_ids` has no vectors yet (a partial answer would favour the embedded files)."""
+    import numpy as np  # deliberate: see embed_files
+
+    q = np.asarray(question, dtype=np.float32)
+    result: dict[int, ChunkMatch] = {}
+    for file_id, key in zip(file_ids, file_keys(index, file_ids, weights), strict=True):
+        entry = store.entries.get(key)
+        if entry is None:
+            return None
+        if len(entry.vectors) == 0:
+            continue  # a blank file: no evidence either way
+        similarities = entry.vectors.astype(np.float32) @ q
+        best = int(similarities.argmax())
+        first, last = (int(v) for v in entry.lines[best])
+        result[file_id] = ChunkMatch(float(similarities[best]), first, last)
+    return result

@@ -1,0 +1,212 @@
+"""The semantic stage's engine parts with a deterministic fake model: chunks, the vector cache,
+incremental embedding, and the fusion of similarity into a finished lexical ranking."""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import make_repo
+from index_support import index_repo
+from semantic_support import FakeEmbedder
+
+from engine.analyse import read_text
+from engine.model import (
+    Declaration,
+    DeclKind,
+    Intent,
+    RankedFile,
+    Ranking,
+    ReasonKind,
+    Session,
+)
+from engine.rank import rank
+from engine.semantic import store as vector_store
+from engine.semantic.chunks import chunk_file
+from engine.semantic.fuse import fuse
+from engine.semantic.vectors import ChunkMatch, SemanticWeights, best_chunks, embed_files, missing
+from engine.store import StaleCache
+
+WEIGHTS = SemanticWeights()
+
+
+def _declaration(start: int, end: int, depth: int = 0) -> Declaration:
+    return Declaration(DeclKind.FUNCTION, "f", "f", "def f():", "", start, end, start, True, depth)
+
+
+def test_chunks_hold_at_most_the_line_limit_and_start_with_the_path() -> None:
+    text = "\n".join(f"x{i} = {i}" for i in range(1, 101))
+    chunks = chunk_file("pkg/data.py", text, lines=40)
+    assert [(c.start_line, c.end_line) for c in chunks] == [(1, 40), (41, 80), (81, 100)]
+    assert all(c.text.startswith("pkg/data.py\n") for c in chunks)
+    assert chunks[1].text.splitlines()[1] == "x41 = 41"
+
+
+def test_a_chunk_ends_before_a_declaration_late_in_its_window() -> None:
+    text = "\n".join(f"line {i}" for i in range(1, 81))
+    chunks = chunk_file("a.py", text, (_declaration(1, 30), _declaration(31, 80)), lines=40)
+    assert (chunks[0].start_line, chunks[0].end_line) == (1, 30)
+    assert chunks[1].start_line == 31
+
+
+def test_blank_stretches_make_no_chunk_and_long_files_are_capped() -> None:
+    assert chunk_file("a.py", "\n\n   \n") == ()
+    text = "\n".join(f"v{i}" for i in range(1000))
+    assert len(chunk_file("a.py", text, lines=10, max_chunks=5)) == 5
+
+
+SHOP: dict[str, str | bytes] = {
+    "shop/ledger.py": "def compute_total(cart):\n    return sum(cart)\n",
+    "shop/refunds.py": (
+        "def reverse_charge(order):\n"
+        "    # money goes back to the customer's card when an order is returned\n"
+        "    return order.total\n"
+    ),
+    "shop/report.py": "def compute_report(cart):\n    return compute_total(cart)\n",
+}
+
+
+def _ranking(paths_scores: list[tuple[str, float]], **flags: bool) -> Ranking:
+    files = tuple(
+        RankedFile(path, number, score, (), pinned=flags.get(path, False))
+        for number, (path, score) in enumerate(paths_scores)
+    )
+    return Ranking("q", (), Intent.GENERAL, files)
+
+
+def test_fusion_lifts_the_file_most_similar_in_meaning() -> None:
+    ranking = _ranking([("a.py", 10.0), ("b.py", 9.0), ("c.py", 2.0)])
+    matches = {0: ChunkMatch(0.1, 1, 5), 1: ChunkMatch(0.2, 1, 5), 2: ChunkMatch(0.9, 3, 9)}
+    fused = fuse(ranking, matches, replace(WEIGHTS, mix=0.6))
+    assert [f.path for f in fused.files] == ["c.py", "b.py", "a.py"]
+    scores = [f.score for f in fused.files]
+    assert scores == sorted(scores, reverse=True)
+    reason = fused.files[0].reasons[-1]
+    assert reason.kind is ReasonKind.SEMANTIC and reason.detail == "lines 3-9 (0.90)"
+
+
+def test_fusion_with_no_weight_keeps_the_lexical_order() -> None:
+    ranking = _ranking([("a.py", 10.0), ("b.py", 9.0), ("c.py", 2.0)])
+    matches = {0: ChunkMatch(0.1, 1, 5), 1: ChunkMatch(0.2, 1, 5), 2: ChunkMatch(0.9, 3, 9)}
+    fused = fuse(ranking, matches, replace(WEIGHTS, mix=0.0))
+    assert [f.path for f in fused.files] == ["a.py", "b.py", "c.py"]
+
+
+def test_fusion_keeps_pinned_files_first_and_files_past_the_rerank_after() -> None:
+    ranking = _ranking(
+        [("pin.py", 1.0), ("a.py", 10.0), ("b.py", 9.0), ("c.py", 1.0)], **{"pin.py": True}
+    )
+    matches = {1: ChunkMatch(0.0, 1, 2), 2: ChunkMatch(0.9, 1, 2)}
+    fused = fuse(ranking, matches, replace(WEIGHTS, rerank=2, mix=0.9))
+    assert [f.path for f in fused.files] == ["pin.py", "b.py", "a.py", "c.py"]
+    assert fused.files[-1] == ranking.files[-1]
+
+
+def test_vector_cache_round_trips_and_is_written_atomically(tmp_path: Path) -> None:
+    store = vector_store.VectorStore("fake-words-64", 64)
+    vectors = FakeEmbedder().embed(["hello world", "refund money"]).astype(np.float16)
+    key = vector_store.file_key("a.py", "abc", WEIGHTS.chunking)
+    store.entries[key] = vector_store.FileVectors(np.array([[1, 40], [41, 60]], np.int32), vectors)
+    path = vector_store.vectors_file(tmp_path, store.model_id)
+    vector_store.save(path, store)
+    loaded = vector_store.load(path, "fake-words-64", 64)
+    assert list(loaded.entries) == [key]
+    assert np.array_equal(loaded.entries[key].vectors, vectors)
+    assert loaded.entries[key].lines.tolist() == [[1, 40], [41, 60]]
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "other model", "huge header"])
+def test_a_damaged_or_foreign_vector_cache_is_refused(tmp_path: Path, damage: str) -> None:
+    store = vector_store.VectorStore("fake-words-64", 64)
+    key = vector_store.file_key("a.py", "abc", WEIGHTS.chunking)
+    rows = np.ones((1, 64), np.float16)
+    store.entries[key] = vector_store.FileVectors(np.array([[1, 2]], np.int32), rows)
+    path = vector_store.vectors_file(tmp_path, store.model_id)
+    vector_store.save(path, store)
+    model = "fake-words-64"
+    if damage == "garbage":
+        path.write_bytes(b"not a zip file at all")
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:300])
+    elif damage == "other model":
+        model = "another-model"
+    else:  # a header that claims a trillion vectors
+        data = path.read_bytes()
+        (length,) = struct.unpack("<Q", data[8:16])
+        header = json.loads(data[16 : 16 + length])
+        header["arrays"]["vectors"][0] = 10**12
+        text = json.dumps(header).encode().ljust(length)
+        path.write_bytes(data[:8] + struct.pack("<Q", len(text)) + text + data[16 + length :])
+    with pytest.raises(StaleCache):
+        vector_store.load(path, model, 64)
+
+
+def test_embedding_is_incremental_by_file_content(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", SHOP)
+    index, _ = index_repo(root)
+    store = vector_store.VectorStore("fake-words-64", 64)
+    embedder = FakeEmbedder()
+    everything = list(range(len(index.files)))
+
+    def read(path: str) -> str:
+        return read_text(root, path)
+
+    first = embed_files(index, everything, store, embedder, read, WEIGHTS)
+    assert first == 3 and missing(index, everything, store, WEIGHTS) == []
+    assert embed_files(index, everything, store, embedder, read, WEIGHTS) == 0
+    (root / "shop/report.py").write_text("def compute_report(cart):\n    return 0\n")
+    index, _ = index_repo(root)
+    embedder.texts.clear()
+    again = embed_files(index, everything, store, embedder, read, WEIGHTS)
+    assert again == 1 and embedder.texts[0].startswith("shop/report.py\n")
+
+
+def test_embedding_stops_between_groups_and_keeps_whole_files(tmp_path: Path) -> None:
+    files = {f"m{i}.py": "\n".join(f"x{j} = {j}" for j in range(200)) for i in range(4)}
+    root = make_repo(tmp_path / "repo", files)
+    index, _ = index_repo(root)
+    store = vector_store.VectorStore("fake-words-64", 64)
+    asked = iter([False, True])
+    weights = replace(WEIGHTS, chunk_lines=10)
+    done = embed_files(index, range(4), store, FakeEmbedder(), lambda p: read_text(root, p),
+                       weights, should_stop=lambda: next(asked, True))  # fmt: skip
+    assert done == 20  # one file of 20 chunks (a group), then the stop
+    assert len(store.entries) == 1 and len(next(iter(store.entries.values())).vectors) == 20
+
+
+def test_best_chunks_needs_every_file_and_finds_the_closest(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", SHOP)
+    index, _ = index_repo(root)
+    store = vector_store.VectorStore("fake-words-64", 64)
+    embedder = FakeEmbedder()
+    question = embedder.embed(["money back to the customer card when returned"])[0]
+    ids = list(range(len(index.files)))
+    assert best_chunks(index, ids, store, question, WEIGHTS) is None
+    embed_files(index, ids, store, embedder, lambda p: read_text(root, p), WEIGHTS)
+    matches = best_chunks(index, ids, store, question, WEIGHTS)
+    assert matches is not None
+    best = max(matches, key=lambda i: matches[i].similarity)
+    assert index.files[best].path == "shop/refunds.py"
+
+
+def test_fusion_reorders_a_real_lexical_ranking_without_touching_rank(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", SHOP)
+    index, _ = index_repo(root)
+    lexical = rank(index, "compute the money returned to the customer", Session())
+    again = rank(index, "compute the money returned to the customer", Session())
+    assert lexical == again  # the lexical stage is a pure function: fusion never feeds back
+    store = vector_store.VectorStore("fake-words-64", 64)
+    embedder = FakeEmbedder()
+    ids = [f.file_id for f in lexical.files]
+    embed_files(index, ids, store, embedder, lambda p: read_text(root, p), WEIGHTS)
+    question = embedder.embed([lexical.query])[0]
+    matches = best_chunks(index, ids, store, question, WEIGHTS)
+    assert matches is not None
+    fused = fuse(lexical, matches, replace(WEIGHTS, mix=0.8))
+    assert fused.files[0].path == "shop/refunds.py"
+    assert {f.path for f in fused.files} == {f.path for f in lexical.files}

@@ -1,0 +1,76 @@
+"""The real model of the `semantic` extra (installed by the README's test command): shipped,
+checked, offline, and similar texts close. Without the extra these tests cannot run and say so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import make_repo
+
+pytest.importorskip("onnxruntime", reason="the semantic extra is not installed")
+
+from engine.semantic import embedder as embedder_module
+from engine.semantic.embedder import SemanticUnavailable, load_embedder
+
+
+@pytest.fixture(scope="module")
+def model() -> embedder_module.MiniLM:
+    return load_embedder(threads=1)
+
+
+def test_vectors_are_unit_length_deterministic_and_close_for_close_meanings(
+    model: embedder_module.MiniLM,
+) -> None:
+    texts = [
+        "how is the session cookie signed",
+        "sign the session cookie with the application's secret key",
+        "parse the command line flags of a subcommand",
+    ]
+    vectors = model.embed(texts)
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(model.embed(texts[:1]), vectors[:1], atol=1e-5)  # batching changes nothing
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+
+
+def test_a_damaged_model_file_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedder_module, "MODEL_SHA256", "0" * 64)
+    with pytest.raises(SemanticUnavailable, match="missing or damaged"):
+        load_embedder()
+
+
+def _offline_prefix() -> list[str]:
+    """`unshare -n` (no network at all) where this machine allows it."""
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-n", "true"], capture_output=True).returncode == 0:
+        return [unshare, "-n"]
+    return []
+
+
+def test_rank_uses_the_real_model_offline_in_a_fresh_process(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "app/cookies.py": "def sign(value, key):\n    return hmac_digest(key, value)\n",
+            "app/flags.py": "def parse(argv):\n    return [a for a in argv if a]\n",
+            "app/views.py": "def show(request):\n    return sign(request.value, 'k')\n",
+        },
+    )
+    env = {**os.environ, "CTXTUI_SEMANTIC": "on"}
+    command = [sys.executable, "-m", "ctxtui", "rank", "sign the session cookie", str(repo)]
+    done = subprocess.run(
+        [*_offline_prefix(), *command, "--json"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    files = json.loads(done.stdout)
+    assert files[0]["path"] == "app/cookies.py"
+    assert any(r["kind"] == "semantic" for f in files for r in f["reasons"])
+    assert "semantic: embedded" in done.stderr
