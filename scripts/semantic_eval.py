@@ -27,8 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dev_eval import HELD, TUNED, Row, case_metrics, load, load_cases, table
+from dev_eval import HELD, TUNED, Case, Row, case_metrics, load, load_cases, table
 
+from ctxtui.workspace import LazyTokenizer, Workspace
 from engine import RankedFile, Ranking, Session
 from engine.model import Intent
 from engine.semantic import store as vector_store
@@ -41,10 +42,24 @@ TOP = 50
 DEFAULT_CACHE = Path(os.environ.get("CTXBENCH_CACHE", "/tmp/ctxbench")) / "semantic"
 
 
+def interleaved(cases: Sequence[Case], per_file: int) -> list[Case]:
+    """At most `per_file` cases of each case file (spread over the file), taken round-robin
+    across the files, so any prefix of a run is balanced between TUNED and HELD."""
+    groups: dict[str, list[Case]] = {}
+    for case in cases:
+        groups.setdefault(case.file, []).append(case)
+    for name, group in groups.items():
+        step = max(1, len(group) // per_file) if per_file else 1
+        groups[name] = group[::step][: per_file or None]
+    rounds = itertools.zip_longest(*groups.values())
+    return [case for row in rounds for case in row if case is not None]
+
+
 def run_embed(args: argparse.Namespace) -> int:
     cases = load_cases(files=tuple(args.repos.split(",")) if args.repos else ())
-    workspaces = load(cases)
+    cases = interleaved(cases, args.per_file)
     embedder = load_embedder(args.threads)
+    tokenizer = LazyTokenizer("o200k_base")
     weights = SemanticWeights()
     stores: dict[str, vector_store.VectorStore] = {}
     out = args.cache / "features.jsonl"
@@ -58,10 +73,10 @@ def run_embed(args: argparse.Namespace) -> int:
             repo = case.root.parent.name
             store = stores.get(repo) or _open_store(args.cache, repo, embedder)
             stores[repo] = store
-            workspace = workspaces[case.root]
+            workspace = Workspace.open(case.root, tokenizer=tokenizer, semantic=False)
             index = workspace.index
             ranking = workspace.rank(case.query, Session())
-            ids = [f.file_id for f in ranking.files[:TOP]]
+            ids = [f.file_id for f in ranking.files[: args.top]]
             chunks = embed_files(index, ids, store, embedder, workspace.read_text, weights)
             total_chunks += chunks
             if chunks:
@@ -202,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     embed = sub.add_parser("embed")
     embed.add_argument("--repos", help="comma list of case files (stems)")
     embed.add_argument("--threads", type=int, default=2)
+    embed.add_argument("--top", type=int, default=TOP, help="files embedded per case")
+    embed.add_argument("--per-file", type=int, default=0, help="cases per case file (0: all)")
     sub.add_parser("sweep")
     tab = sub.add_parser("table")
     tab.add_argument("--mix", type=float, default=SemanticWeights().mix)

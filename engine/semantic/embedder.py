@@ -119,6 +119,9 @@ def load_embedder(threads: int = 0) -> MiniLM:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3  # warnings about unused initialisers are not the user's
+    # onnxruntime's arena keeps every batch's peak: 850 MB resident after 96 flask chunks
+    # with it, 275 MB without (peak 630 MB while a batch runs), ~15 % more CPU (load 8)
+    options.enable_cpu_mem_arena = False
     session = onnxruntime.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
     return MiniLM(session, tokenizer)
 
