@@ -92,7 +92,8 @@ def load(cases: Sequence[Case], *, verbose: bool = True) -> dict[Path, Workspace
     for number, root in enumerate(roots, 1):
         if not root.is_dir():
             raise SystemExit(f"no checkout at {root}: run shared/bench/materialise.py cases/")
-        workspaces[root] = Workspace.open(root, tokenizer=tokenizer)
+        # the lexical stage only: the semantic one is measured by scripts/semantic_eval.py
+        workspaces[root] = Workspace.open(root, tokenizer=tokenizer, semantic=False)
         if verbose and sys.stderr.isatty():
             print(f"\ropened {number}/{len(roots)}", end="", file=sys.stderr, flush=True)
     if verbose and sys.stderr.isatty():

@@ -166,13 +166,16 @@ def run_sweep(args: argparse.Namespace) -> int:
                                       for i, v in enumerate(cells)))  # fmt: skip
 
     line("lexical", base)
-    for rerank, mix in itertools.product((10, 20, 30, 50), (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)):
+    top = min(sum(len(item) > 2 for item in r["files"]) for r in records)  # type: ignore[attr-defined]
+    reranks = [n for n in (5, 10, 20, 30, 50) if n <= top]
+    for rerank, mix in itertools.product(reranks, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)):
         weights = replace(SemanticWeights(), rerank=rerank, mix=mix)
         line(f"top {rerank} mix {mix}", scored_rows(records, weights, cases))
     return 0
 
 
 def run_table(args: argparse.Namespace) -> int:
+    os.environ["CTXTUI_SEMANTIC"] = "off"  # the packs are of the rankings in the features
     records = read_features(args.cache / "features.jsonl")
     cases = load_cases()
     by_id = {c.case_id: c for c in cases}

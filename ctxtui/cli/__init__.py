@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("-b", "--budget", type=int, default=8000)
     evaluate.add_argument("--json", action="store_true", help="print the summary as JSON")
+    evaluate.add_argument(
+        "--no-semantic", action="store_true", help="rank by words only, even with the extra"
+    )
 
     bench = sub.add_parser("bench", help="measure ranking and planning speed while typing")
     bench.add_argument("path", nargs="?", default=".")

@@ -37,7 +37,7 @@ from pathlib import Path
 from ctxtui.workspace import Workspace
 from engine import Session
 start = time.perf_counter()
-ws = Workspace.open(Path(sys.argv[1]), use_cache=sys.argv[2] == "cache")
+ws = Workspace.open(Path(sys.argv[1]), use_cache=sys.argv[2] == "cache", semantic=False)
 wall = time.perf_counter() - start
 ws.rank(sys.argv[3], Session())
 first_rank = time.perf_counter() - start - wall
@@ -130,7 +130,7 @@ def run_bench(args: argparse.Namespace) -> int:
     warm = probe_index(path, cached=True)
     questions = list(args.question) or list(DEFAULT_QUESTIONS)
     rank_seconds, rank_peak = probe_rank_command(path, questions[0])
-    workspace = Workspace.open(path)
+    workspace = Workspace.open(path, semantic=False)  # the keystroke path; see README "Semantic"
     files = len(workspace.index.files)
     tokens = workspace.report.tokens
     figures = typing_figures(workspace, questions, args.budget)

@@ -92,10 +92,13 @@ def checkout_for(case: dict[str, Any], path: str | None) -> Path:
     return folder
 
 
-def evaluate_case(case: dict[str, Any], root: Path, budget: int) -> CaseResult:
-    """Run ctxtui, greedy packing and grep on one case."""
+def evaluate_case(
+    case: dict[str, Any], root: Path, budget: int, *, semantic: bool = True
+) -> CaseResult:
+    """Run ctxtui (as `ctxtui rank` would: with the semantic stage when its extra is
+    installed, unless `semantic` is False), greedy packing and grep on one case."""
     start = time.perf_counter()
-    workspace = Workspace.open(root)
+    workspace = Workspace.open(root, semantic=semantic)
     ranking = workspace.rank(case["query"], Session())
     plan, _ = workspace.pack(ranking, budget, Session(), Format.JSON)
     seconds = time.perf_counter() - start
@@ -206,7 +209,8 @@ def run_eval(args: argparse.Namespace) -> int:
     cases = load_cases(args.cases, need_checkout=args.path is None)
     results = []
     for number, case in enumerate(cases, 1):
-        results.append(evaluate_case(case, checkout_for(case, args.path), args.budget))
+        root = checkout_for(case, args.path)
+        results.append(evaluate_case(case, root, args.budget, semantic=not args.no_semantic))
         if sys.stderr.isatty():
             print(f"\r{number}/{len(cases)}", end="", file=sys.stderr, flush=True)
     if sys.stderr.isatty():
