@@ -166,11 +166,15 @@ def run_sweep(args: argparse.Namespace) -> int:
                                       for i, v in enumerate(cells)))  # fmt: skip
 
     line("lexical", base)
-    top = min(sum(len(item) > 2 for item in r["files"]) for r in records)  # type: ignore[attr-defined]
-    reranks = [n for n in (5, 10, 20, 30, 50) if n <= top]
+    reranks = [n for n in (5, 10, 20, 30, 50) if n <= args.embedded]
     for rerank, mix in itertools.product(reranks, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)):
         weights = replace(SemanticWeights(), rerank=rerank, mix=mix)
         line(f"top {rerank} mix {mix}", scored_rows(records, weights, cases))
+        raw = replace(weights, scaled=False)
+        line(f"top {rerank} mix {mix} raw", scored_rows(records, raw, cases))
+    for rerank, rrf in itertools.product(reranks, (1 / 3, 1 / 2, 1.0)):
+        weights = replace(SemanticWeights(), rerank=rerank, rrf=rrf)
+        line(f"top {rerank} rrf 1:{1 / rrf:.0f}", scored_rows(records, weights, cases))
     return 0
 
 
@@ -179,7 +183,7 @@ def run_table(args: argparse.Namespace) -> int:
     records = read_features(args.cache / "features.jsonl")
     cases = load_cases()
     by_id = {c.case_id: c for c in cases}
-    weights = replace(SemanticWeights(), mix=args.mix, rerank=args.rerank)
+    weights = replace(SemanticWeights(), mix=args.mix, rerank=args.rerank, scaled=not args.raw)
     wanted = [by_id[str(r["id"])] for r in records]
     workspaces = load(wanted) if args.pack else {}
     rows_before, rows_after = [], []
@@ -222,10 +226,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     embed.add_argument("--threads", type=int, default=2)
     embed.add_argument("--top", type=int, default=TOP, help="files embedded per case")
     embed.add_argument("--per-file", type=int, default=0, help="cases per case file (0: all)")
-    sub.add_parser("sweep")
+    sweep = sub.add_parser("sweep")
+    sweep.add_argument("--embedded", type=int, default=10, help="the --top the run embedded")
     tab = sub.add_parser("table")
     tab.add_argument("--mix", type=float, default=SemanticWeights().mix)
     tab.add_argument("--rerank", type=int, default=SemanticWeights().rerank)
+    tab.add_argument("--raw", action="store_true", help="mix the raw cosine, not min-max scaled")
     tab.add_argument("--pack", action="store_true", help="also pack each ranking (slow)")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)

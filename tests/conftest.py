@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,4 +86,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[FakeEmbedder]:
     monkeypatch.setenv("CTXTUI_SEMANTIC", "on")
     monkeypatch.setattr(semantic, "extra_installed", lambda: True)
     monkeypatch.setattr(semantic, "load_embedder", load)
+    # the plumbing under test, not the DEV-chosen numbers: every file re-ranked, a strong mix
+    plumbing = replace(semantic.DEFAULT_SEMANTIC, rerank=50, mix=0.6, scaled=True)
+    monkeypatch.setattr(semantic, "DEFAULT_SEMANTIC", plumbing)
     return loaded

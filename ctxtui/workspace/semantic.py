@@ -102,12 +102,13 @@ class SemanticStage:
     def __init__(
         self,
         cache_dir: Path | None,
-        weights: SemanticWeights = DEFAULT_SEMANTIC,
+        weights: SemanticWeights | None = None,
         loader: Callable[[], Embedder] | None = None,
         model_id: str = MODEL_ID,
         dim: int = 384,
     ) -> None:
-        self.weights = weights
+        self.weights = weights or DEFAULT_SEMANTIC
+        """The stage's numbers; None: the defaults chosen on DEV."""
         self._loader = loader
         """Loads the model; None: the shipped one (`load_embedder`)."""
         self._path = vector_store.vectors_file(cache_dir, model_id) if cache_dir else None

@@ -46,13 +46,22 @@ def fuse(ranking: Ranking, matches: Mapping[int, ChunkMatch], weights: SemanticW
     top = max(f.score for f in moved) or 1.0
     low = min(f.score for f in moved)
     similarities = [m.similarity for m in matches.values()]
-    least = min(similarities, default=0.0)
-    span = (max(similarities, default=0.0) - least) or 1.0
+    least = min(similarities, default=0.0) if weights.scaled else 0.0
+    span = (max(similarities, default=0.0) - least) or 1.0 if weights.scaled else 1.0
+    by_meaning = sorted(
+        moved, key=lambda f: -matches[f.file_id].similarity if f.file_id in matches else 2.0
+    )
+    semantic_rank = {f.file_id: number for number, f in enumerate(by_meaning, 1)}
     mixed: list[tuple[float, RankedFile]] = []
-    for f in moved:
+    for number, f in enumerate(moved, 1):
         match = matches.get(f.file_id)
-        semantic = (match.similarity - least) / span if match is not None else 0.0
-        value = (1.0 - weights.mix) * f.score / top + weights.mix * semantic
+        semantic = max(0.0, (match.similarity - least) / span) if match is not None else 0.0
+        if weights.rrf > 0:  # scaled so the best possible file scores 1
+            best = (1.0 + weights.rrf) / 61.0
+            rrf = 1.0 / (60 + number) + weights.rrf / (60 + semantic_rank[f.file_id])
+            value = rrf / best
+        else:
+            value = (1.0 - weights.mix) * f.score / top + weights.mix * semantic
         reasons = f.reasons
         if match is not None:
             detail = f"lines {match.start_line}-{match.end_line} ({match.similarity:.2f})"

@@ -210,3 +210,12 @@ def test_fusion_reorders_a_real_lexical_ranking_without_touching_rank(tmp_path: 
     fused = fuse(lexical, matches, replace(WEIGHTS, mix=0.8))
     assert fused.files[0].path == "shop/refunds.py"
     assert {f.path for f in fused.files} == {f.path for f in lexical.files}
+
+
+def test_reciprocal_rank_fusion_weighs_the_lexical_list_as_asked() -> None:
+    ranking = _ranking([("a.py", 10.0), ("b.py", 9.0), ("c.py", 8.0)])
+    matches = {0: ChunkMatch(0.1, 1, 5), 1: ChunkMatch(0.9, 1, 5), 2: ChunkMatch(0.5, 1, 5)}
+    lexical_first = fuse(ranking, matches, replace(WEIGHTS, rrf=1 / 3))
+    assert [f.path for f in lexical_first.files] == ["a.py", "b.py", "c.py"]
+    even = fuse(ranking, matches, replace(WEIGHTS, rrf=1.0))
+    assert [f.path for f in even.files][:1] == ["b.py"]
