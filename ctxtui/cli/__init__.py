@@ -113,6 +113,17 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("path", nargs="?", default=".")
     bench.add_argument("--question", action="append", default=[], help="questions to type")
     bench.add_argument("-b", "--budget", type=int, default=8000)
+    bench.add_argument(
+        "--app",
+        action="store_true",
+        help="drive the real app headless: key -> list and last key -> exact meter latencies",
+    )
+    bench.add_argument(
+        "--interval", type=int, default=120, metavar="MS", help="ms between keys with --app (120)"
+    )
+    bench.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="type the questions N times (--app)"
+    )
 
     mcp = sub.add_parser("mcp", help="serve rank_files, build_pack, ... to agents over MCP (stdio)")
     mcp.add_argument("path", nargs="?", default=".")

@@ -19,10 +19,11 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from ctxtui.workspace import Workspace
-from engine import Format, Session
+from engine import Format, ScanError, Session
 
 DEFAULT_QUESTIONS = (
     "where is the configuration loaded and validated",
@@ -51,7 +52,7 @@ RANK_RUNS = 5
 """Runs of `ctxtui rank` timed end to end (process start to answer)."""
 
 
-def percentile(values: list[float], share: float) -> float:
+def percentile(values: Sequence[float], share: float) -> float:
     """Nearest-rank percentile."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
@@ -123,8 +124,15 @@ def typing_figures(
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    """Print the benchmark figures for one repository."""
+    """Print the benchmark figures for one repository (of the app itself with --app)."""
     path = Path(args.path).expanduser().resolve()
+    if args.app:
+        if not path.is_dir():
+            raise ScanError(f"not a folder: {args.path}")
+        from ctxtui.cli.bench_app import run_app_bench  # deliberate: Textual only for --app
+
+        questions = list(args.question) or list(DEFAULT_QUESTIONS)
+        return run_app_bench(path, questions, args.interval / 1000, args.repeat)
     cold = probe_index(path, cached=False)
     probe_index(path, cached=True)  # make sure the cache exists
     warm = probe_index(path, cached=True)

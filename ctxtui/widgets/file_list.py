@@ -135,6 +135,8 @@ class FileList(OptionList):
         self._rebuild_pending = False
         self._paths: list[str] = []
         self._rows: list[RowKey] = []
+        self.shown_ranking: Ranking | None = None
+        """The ranking the rows were last built from (what is on screen once painted)."""
 
     @property
     def highlighted_path(self) -> str | None:
@@ -172,6 +174,7 @@ class FileList(OptionList):
             self._row_key(number, ranked, entries.get(ranked.path), ranked.score / top)
             for number, ranked in enumerate(files, 1)
         ]
+        self.shown_ranking = self.ranking
         paths = [ranked.path for ranked in files]
         if paths and paths == self._paths:  # same files: redraw changed rows in place
             for index, (row, old) in enumerate(zip(rows, self._rows, strict=True)):
