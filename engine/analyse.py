@@ -305,6 +305,18 @@ def describe(
     )
 
 
+def with_token_counts(parsed: ParsedFile, prefix: npt.NDArray[np.int64]) -> ParsedFile:
+    """Fill in every token count of a parsed file (the file's, its declarations', its level
+    costs) from the prefix sums of tokens per line of its text (an encoding switch)."""
+    lines = prefix.tolist()
+    counted = replace(
+        parsed,
+        tokens=lines[-1],
+        declarations=tuple(_with_tokens(d, lines) for d in parsed.declarations),
+    )
+    return _with_level_costs(counted, prefix)
+
+
 def _with_level_costs(parsed: ParsedFile, prefix: npt.NDArray[np.int64]) -> ParsedFile:
     """Fill in the question-independent level costs, so planning never recomputes them."""
     from engine.levels import focused_tokens, outline_tokens  # deliberate: levels loads parse

@@ -56,9 +56,13 @@ Sniffed = dict[str, tuple[int, int, SkippedFile]]
 @dataclass(slots=True)
 class _Timer:
     times: list[StageTime] = field(default_factory=list)
+    on_progress: ProgressCallback | None = None
+    """Told when each stage starts (done = total = 0), so a status line never lags behind."""
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        if self.on_progress is not None:
+            self.on_progress(Progress(name, 0, 0))
         start = time.perf_counter()
         try:
             yield
@@ -108,7 +112,7 @@ def build_index(
     """
     from engine.scan import scan  # deliberate: keep `import engine.indexer` light
 
-    timer = _Timer()
+    timer = _Timer(on_progress=on_progress)
     root_path = Path(root).expanduser().resolve()
     root_str = str(root_path)
     with timer.stage("scan"):

@@ -287,7 +287,8 @@ class Progress:
     """A progress report from a long stage, for a bar on stderr or in the app."""
 
     stage: str
-    """Stage name: "scan", "parse", "index", "git", "save"."""
+    """Stage name: "scan", "load cache", "parse", "git", "index", "save cache", "open".
+    Each stage is reported once as it starts, with done = total = 0."""
     done: int
     """Units finished."""
     total: int
