@@ -22,6 +22,12 @@ from ctxtui.errors import UsageFailure
 from engine import EngineError, Format
 
 SUBCOMMANDS = ("index", "rank", "pack", "eval", "bench", "mcp", "config")
+USAGE = (
+    "\n  ctxtui [PATH]              open the app on the repository at PATH (default: .)"
+    "\n  ctxtui COMMAND [ARGS...]   index, rank, pack, eval, bench, mcp or config"
+    " (`ctxtui COMMAND -h`)"
+)
+"""The first lines of `ctxtui --help`: opening the app comes first."""
 ENCODINGS = ("o200k_base", "cl100k_base")
 SETTINGS_HINT = "default: the settings' value (see `ctxtui config`)"
 
@@ -35,8 +41,16 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every subcommand."""
-    parser = _Parser(prog="ctxtui", description="Hand an AI assistant the right code.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    parser = _Parser(
+        prog="ctxtui",
+        usage=USAGE,
+        description="Hand an AI assistant the right code. `ctxtui PATH` opens the app: type a "
+        "question, watch the files re-rank, set levels and pins, copy the pack. The commands "
+        "below answer the same questions for scripts.",
+    )
+    sub = parser.add_subparsers(
+        dest="command", parser_class=_Parser, metavar="COMMAND", prog="ctxtui"
+    )
 
     index = sub.add_parser("index", help="build or refresh the index; print counts and timings")
     index.add_argument("path", nargs="?", default=".")

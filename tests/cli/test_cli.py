@@ -227,6 +227,14 @@ def test_help_is_exit_0(run: Run) -> None:
     assert "--budget" in out
 
 
+def test_help_says_first_that_a_path_opens_the_app(run: Run) -> None:
+    code, out, _ = run("--help")
+    assert code == 0
+    first = [line for line in out.splitlines() if line.strip()][1]
+    assert first.split() == ["ctxtui", "[PATH]", "open", "the", "app", *first.split()[5:]]
+    assert out.index("open the app") < out.index("index")
+
+
 # --------------------------------------------------------------------------- pack
 
 
