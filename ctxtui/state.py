@@ -39,6 +39,8 @@ FORMAT_EXTENSIONS: Mapping[Format, str] = {
     Format.JSON: "json",
 }
 """File extension of a saved pack per format."""
+HISTORY_LIMIT = 100
+"""Earlier questions kept per repository."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,9 @@ class RepoState:
     """The last question typed."""
     changed: bool = False
     """The work tree's changes are packed: changed files pinned, their diff a section."""
+    history: tuple[str, ...] = ()
+    """Earlier questions of this repository, newest first, at most HISTORY_LIMIT; a file
+    written before the history was kept has none (the field is optional on disk)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON object stored on disk."""
@@ -71,6 +76,7 @@ class RepoState:
             "encoding": self.encoding,
             "query": self.query,
             "changed": self.changed,
+            "history": list(self.history),
         }
 
     @classmethod
@@ -84,6 +90,7 @@ class RepoState:
         encoding = data.get("encoding", ENCODINGS[0])
         query = data.get("query", "")
         changed = data.get("changed", False)
+        history = data.get("history", [])
         if not (isinstance(pinned, list) and all(isinstance(p, str) for p in pinned)):
             raise ValueError("pinned must be a list of paths")
         if not isinstance(overrides, dict):
@@ -94,6 +101,8 @@ class RepoState:
             raise ValueError("unknown encoding or bad question")
         if not isinstance(changed, bool):
             raise ValueError("changed must be true or false")
+        if not (isinstance(history, list) and all(isinstance(q, str) for q in history)):
+            raise ValueError("history must be a list of questions")
         return cls(
             pinned=frozenset(pinned),
             overrides={str(path): Level(level) for path, level in overrides.items()},
@@ -102,7 +111,17 @@ class RepoState:
             encoding=encoding,
             query=query,
             changed=changed,
+            history=tuple(history[:HISTORY_LIMIT]),
         )
+
+
+def remember(history: tuple[str, ...], question: str) -> tuple[str, ...]:
+    """Put a question first in the history (once, trimmed), keeping at most HISTORY_LIMIT."""
+    question = question.strip()
+    if not question:
+        return history
+    rest = tuple(q for q in history if q != question)
+    return (question, *rest)[:HISTORY_LIMIT]
 
 
 class StateStore:

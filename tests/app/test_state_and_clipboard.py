@@ -10,11 +10,13 @@ import pytest
 from app.support import FakeClipboard
 from ctxtui.clipboard import CopyResult, CopyWay, deliver, describe, has_system_clipboard
 from ctxtui.state import (
+    HISTORY_LIMIT,
     MAX_BUDGET,
     MIN_BUDGET,
     RepoState,
     StateStore,
     parse_budget,
+    remember,
     step_budget,
 )
 from engine.model import Format, Level
@@ -29,6 +31,7 @@ def test_state_round_trips_through_its_json_file(tmp_path: Path) -> None:
         fmt=Format.JSON,
         encoding="cl100k_base",
         query="where is the session refreshed?",
+        history=("where is the session refreshed?", "how are tokens signed"),
     )
     store.save(state)
     loaded, notice = store.load()
@@ -37,13 +40,37 @@ def test_state_round_trips_through_its_json_file(tmp_path: Path) -> None:
     assert [p.name for p in store.path.parent.iterdir()] == [store.path.name]  # no temp left
 
 
+def test_a_state_file_without_history_still_loads(tmp_path: Path) -> None:
+    store = StateStore(tmp_path / "repo", tmp_path / "state")
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text('{"version": 1, "query": "old"}', encoding="utf-8")
+    state, notice = store.load()
+    assert notice == "" and state.query == "old" and state.history == ()
+
+
+def test_history_keeps_each_question_once_newest_first_and_bounded() -> None:
+    history: tuple[str, ...] = ()
+    for question in ("a", "b", " a ", "", "c"):
+        history = remember(history, question)
+    assert history == ("c", "a", "b")
+    for number in range(HISTORY_LIMIT + 5):
+        history = remember(history, f"q{number}")
+    assert len(history) == HISTORY_LIMIT and history[0] == f"q{HISTORY_LIMIT + 4}"
+
+
 def test_missing_state_gives_defaults(tmp_path: Path) -> None:
     assert StateStore(tmp_path, tmp_path / "state").load() == (RepoState(), "")
 
 
 @pytest.mark.parametrize(
     "content",
-    ["{broken", '{"version": 99}', '{"version": 1, "budget": "lots"}', "[]"],
+    [
+        "{broken",
+        '{"version": 99}',
+        '{"version": 1, "budget": "lots"}',
+        "[]",
+        '{"version": 1, "history": "not a list"}',
+    ],
 )
 def test_unreadable_state_is_moved_aside_with_a_notice(tmp_path: Path, content: str) -> None:
     store = StateStore(tmp_path, tmp_path / "state")
