@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -20,6 +21,17 @@ from ctxtui.state import write_atomic
 
 OSC52_LIMIT = 1_000_000
 """Largest text (characters) sent through OSC 52; several terminals drop longer sequences."""
+READ_BACK_TRIES = 6
+"""Reads of the clipboard before a copy counts as lost (about 0.75 s in all).
+
+xclip (and xsel) read the text, ask the X server for the clipboard in a buffered request,
+fork, and the parent exits: the child sends that request only when it first waits for
+events. A read made right after the parent exits can reach the server first and get the
+previous owner's text, or nothing on a fresh display: on a loaded machine the first copy
+(which also loads the tokenizer and renders the first pack) was read back too early and
+reported as failed, and the pack went through OSC 52 although xclip worked."""
+READ_BACK_PAUSE = 0.05
+"""Seconds before the second read; each later one waits a step longer."""
 
 _TOOL_NAMES = {
     "xclip": "xclip",
@@ -156,13 +168,13 @@ def deliver(
         if has_system_clipboard(env):
             try:
                 tool = backend.copy(text)
-                if backend.paste() == text:
+                if reads_back(backend, text):
                     return CopyResult(CopyWay.CLIPBOARD, tool, saved_to, tuple(problems))
-                problems.append(f"{tool} did not keep the text (no clipboard owner?)")
+                problems.append(f"{tool} did not keep the text (is the display's server alive?)")
             except ClipboardError as error:
                 problems.append(str(error))
         else:
-            problems.append("no display for a system clipboard")
+            problems.append("no display for a system clipboard (DISPLAY is not set)")
     if terminal is not None and len(text) <= OSC52_LIMIT:
         terminal(text)
         return CopyResult(CopyWay.TERMINAL, "", saved_to, tuple(problems))
@@ -171,14 +183,34 @@ def deliver(
     return CopyResult(CopyWay.FILE, "", saved_to, tuple(problems))
 
 
+def reads_back(
+    backend: ClipboardBackend,
+    text: str,
+    tries: int = READ_BACK_TRIES,
+    pause: float = READ_BACK_PAUSE,
+) -> bool:
+    """True once the clipboard holds `text`, reading it up to `tries` times (see READ_BACK_TRIES).
+
+    Runs in the copy's own thread, so the waits never hold up the app.
+    """
+    for attempt in range(tries):
+        if backend.paste() == text:
+            return True
+        if attempt + 1 < tries:
+            time.sleep(pause * (attempt + 1))
+    return False
+
+
 def describe(result: CopyResult, tokens: int, files: int) -> str:
     """Return the notification for a delivered pack ("Copied 7,812 tokens, 9 files — ...")."""
     what = f"{tokens:,} tokens, {files} file{'s' if files != 1 else ''}"
     if result.way is CopyWay.CLIPBOARD:
         return f"Copied {what} — clipboard via {result.tool}"
     if result.way is CopyWay.TERMINAL:
+        why = f" ({'; '.join(result.problems)})" if result.problems else ""
         where = f"; also saved to {result.saved_to}" if result.saved_to else ""
-        return f"Copied {what} — via terminal (OSC 52){where}"
+        return f"Copied {what} — via terminal (OSC 52){why}{where}"
     if result.saved_to is not None:
-        return f"{what.capitalize()} — no clipboard: saved to {result.saved_to}"
+        why = f" ({'; '.join(result.problems)})" if result.problems else ""
+        return f"{what.capitalize()} — no clipboard{why}: saved to {result.saved_to}"
     return f"Could not copy {what}: " + "; ".join(result.problems)

@@ -121,11 +121,15 @@ REPO_FILES: dict[str, str] = {
 class FakeClipboard:
     """A clipboard that keeps what it is given (or fails, or forgets, when told to)."""
 
-    def __init__(self, *, fail: bool = False, forget: bool = False) -> None:
+    def __init__(self, *, fail: bool = False, forget: bool = False, late: int = 0) -> None:
         self.text = ""
         self.copies = 0
         self.fail = fail
         self.forget = forget
+        self.late = late
+        """Reads that still see the old text after a copy (xclip's background child)."""
+        self._stale = 0
+        self._old = ""
 
     def copy(self, text: str) -> str:
         from ctxtui.clipboard import ClipboardError
@@ -133,10 +137,14 @@ class FakeClipboard:
         if self.fail:
             raise ClipboardError("no clipboard tool (fake)")
         self.copies += 1
-        self.text = "" if self.forget else text
+        self._stale = self.late
+        self._old, self.text = self.text, "" if self.forget else text
         return "fake-clip"
 
     def paste(self) -> str:
+        if self._stale:
+            self._stale -= 1
+            return self._old
         return self.text
 
 

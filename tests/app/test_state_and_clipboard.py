@@ -148,6 +148,29 @@ def test_clipboard_failures_fall_through_to_the_terminal(
     assert (tmp_path / "packs" / "last.xml").exists()
 
 
+def test_a_clipboard_that_takes_the_text_late_still_counts(tmp_path: Path) -> None:
+    terminal: list[str] = []
+    backend = FakeClipboard(late=3)  # xclip's child owns the clipboard only a moment later
+    result = deliver(
+        "pack", "md", backend=backend, terminal=terminal.append, cache_dir=tmp_path,
+        env={"DISPLAY": ":0"},
+    )  # fmt: skip
+    assert result.way is CopyWay.CLIPBOARD and result.tool == "fake-clip"
+    assert terminal == []
+
+
+def test_the_terminal_fallback_says_why(tmp_path: Path) -> None:
+    result = deliver(
+        "pack", "md", backend=FakeClipboard(late=99), terminal=[].append, cache_dir=tmp_path,
+        env={"DISPLAY": ":0"},
+    )  # fmt: skip
+    text = describe(result, 10, 1)
+    assert text.startswith("Copied 10 tokens, 1 file — via terminal (OSC 52) (fake-clip did not")
+    assert text.endswith(f"; also saved to {tmp_path / 'packs' / 'last.md'}")
+    headless = deliver("pack", "md", backend=FakeClipboard(), terminal=[].append, env={})
+    assert "(no display for a system clipboard (DISPLAY is not set))" in describe(headless, 1, 1)
+
+
 def test_without_clipboard_or_terminal_the_file_is_all(tmp_path: Path) -> None:
     result = deliver("pack", "json", backend=None, terminal=None, cache_dir=tmp_path, env={})
     assert result.way is CopyWay.FILE
