@@ -7,7 +7,7 @@ comes from the app's keys or its saved state; `WorkspaceAPI` is what the front-e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -62,6 +62,12 @@ class WorkspaceAPI(Protocol):
     ) -> str: ...
 
     def refresh(self, *, force: bool = False) -> bool: ...
+
+    def find_changes(self) -> tuple[Index, IndexReport] | None: ...
+
+    def adopt(self, refreshed: tuple[Index, IndexReport]) -> None: ...
+
+    def recounted(self, encoding: str, paths: Iterable[str]) -> WorkspaceAPI: ...
 
     def with_encoding(self, encoding: str) -> WorkspaceAPI: ...
 

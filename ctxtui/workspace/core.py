@@ -7,11 +7,12 @@ the same calls. The tokenizer loads in a background thread while the index is bu
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -400,18 +401,59 @@ class Workspace:
         now = time.monotonic()
         if not force and now - self._last_check < REFRESH_INTERVAL:
             return False
+        refreshed = self.find_changes()
+        if refreshed is None:
+            return False
+        self.adopt(refreshed)
+        return True
+
+    def find_changes(self) -> tuple[Index, IndexReport] | None:
+        """Index the files changed on disk (a stat check first), without replacing the index.
+
+        Returns the new index and its report, or None when nothing changed. Readers go on
+        with the current index meanwhile; `adopt` swaps the new one in.
+        """
         with self._lock:
-            self._last_check = now
-            refreshed = engine.refresh_index(
+            self._last_check = time.monotonic()
+            return engine.refresh_index(
                 self.index,
                 options=self.options,
                 cache_dir=self.cache_dir,
                 tokenizer=self._tokenizer.get,
             )
-            if refreshed is None:
-                return False
-            self.index, self.report = refreshed
-            return True
+
+    def adopt(self, refreshed: tuple[Index, IndexReport]) -> None:
+        """Replace the index with one `find_changes` built (with no reader in between)."""
+        self.index, self.report = refreshed
+
+    def recounted(self, encoding: str, paths: Iterable[str]) -> Workspace:
+        """The same index counted in another encoding at once for `paths` (the files on show).
+
+        Loads the new tokenizer and counts only those files again; every other file keeps
+        its count in the current encoding (a few per cent off) until `with_encoding` has
+        indexed them all. Nothing is parsed, so this takes a fraction of a second.
+        """
+        from engine.recount import recount  # deliberate: only an encoding switch needs it
+
+        lazy = LazyTokenizer(encoding)
+        index = self.index
+        texts: dict[str, str] = {}
+        for path in paths:
+            if path in index.path_ids and path not in texts:
+                with contextlib.suppress(OSError):  # vanished: the next refresh drops it
+                    texts[path] = self._texts.read(index, path)
+        counted, _ = recount(index, lazy.get(), texts)
+        workspace = Workspace(
+            counted,
+            self.report,
+            lazy,
+            options=self.options,
+            cache_dir=self.cache_dir,
+            tuning=self.tuning,
+        )
+        workspace._texts = self._texts  # same files: the texts read so far still hold
+        workspace.secrets = self.secrets
+        return workspace
 
     def with_encoding(self, encoding: str) -> Workspace:
         """The same repository counted in another encoding (re-opens; slow the first time)."""
@@ -421,6 +463,8 @@ class Workspace:
             use_cache=self.cache_dir is not None,
             options=self.options,
             tuning=self.tuning,
+            tokenizer=self._tokenizer,
         )
         switched.secrets = self.secrets  # loaded once per process is enough
+        switched._texts = self._texts
         return switched
