@@ -34,7 +34,7 @@ class CtxtuiApp(App[None]):
         Binding(
             "ctrl+q", "quit", "Quit", tooltip="Save the state and quit", priority=True, id="quit"
         ),
-        Binding("question_mark,f1", "show_help", "Help", tooltip="Show every key", id="help"),
+        Binding("f1,question_mark", "show_help", "Help", tooltip="Show every key", id="help"),
     ]
 
     def __init__(self, services: Services) -> None:

@@ -10,14 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from inspect import isawaitable
 from typing import Any
 
+from textual.actions import parse
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 from textual.screen import Screen
 
 from ctxtui.widgets.file_list import FileList
+from ctxtui.widgets.query_bar import QueryBar
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,7 @@ class KeyRow:
 def key_scopes(app: App[Any], screen: Screen[Any]) -> list[tuple[str, DOMNode]]:
     """Return the nodes whose bindings make up the app's keys, with a name for each."""
     scopes: list[tuple[str, DOMNode]] = [("Anywhere (letters when the list has focus)", screen)]
+    scopes += [("Question", node) for node in screen.query(QueryBar)]
     scopes += [("File list (tab to focus it)", node) for node in screen.query(FileList)]
     scopes.append(("App", app))
     return scopes
@@ -49,10 +53,11 @@ def key_scopes(app: App[Any], screen: Screen[Any]) -> list[tuple[str, DOMNode]]:
 def key_rows(app: App[Any], screen: Screen[Any]) -> list[KeyRow]:
     """List every binding that has an id, grouping the keys of one id on one row."""
     rows: list[KeyRow] = []
+    seen: set[str] = set()
     for scope, node in key_scopes(app, screen):
         grouped: dict[str, tuple[list[str], str, str, str]] = {}
         for _key, binding in node._bindings:
-            if binding.id is None or binding.system:
+            if binding.id is None or binding.system or binding.id in seen:
                 continue
             keys, _title, _tip, _action = grouped.setdefault(
                 binding.id, ([], binding.description, binding.tooltip, binding.action)
@@ -60,11 +65,23 @@ def key_rows(app: App[Any], screen: Screen[Any]) -> list[KeyRow]:
             display = app.get_key_display(binding)
             if display not in keys:
                 keys.append(display)
+        seen.update(grouped)
         rows += [
             KeyRow(scope, ", ".join(keys), title, tooltip, action, node)
             for keys, title, tooltip, action in grouped.values()
         ]
     return rows
+
+
+async def run_directly(node: DOMNode, action: str) -> None:
+    """Run an action on its node whatever `check_action` says: a key may be hidden where it
+    would be text (a letter in the question), but its palette command works from anywhere."""
+    _namespace, name, parameters = parse(action)
+    method = getattr(node, f"action_{name}", None)
+    if method is not None:
+        result = method(*parameters)
+        if isawaitable(result):
+            await result
 
 
 class CtxtuiCommands(Provider):
@@ -78,7 +95,7 @@ class CtxtuiCommands(Provider):
                 yield row
 
     def _command(self, row: KeyRow) -> Callable[[], object]:
-        return partial(self.app.run_action, row.action, row.node)
+        return partial(run_directly, row.node, row.action)
 
     def _help(self, row: KeyRow) -> str:
         return f"{row.keys}  {row.tooltip}".rstrip()

@@ -46,6 +46,17 @@ class WorkspaceOpened(Message):
         """Wall time the opening took."""
 
 
+class EncodingSwitched(Message):
+    """The workspace was counted in another encoding: the files on show, or all of them."""
+
+    def __init__(self, workspace: WorkspaceAPI, *, complete: bool) -> None:
+        super().__init__()
+        self.workspace = workspace
+        """The workspace counted in the new encoding."""
+        self.complete = complete
+        """False while only the files on show are counted; True once every file is."""
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """A ranking and its fast (estimated) plan for one question."""
@@ -120,12 +131,14 @@ class PackSaved(Message):
 class WorkspaceRefreshed(Message):
     """A refresh looked for changes on disk."""
 
-    def __init__(self, changed: bool, *, automatic: bool = False) -> None:
+    def __init__(self, changed: bool, *, automatic: bool = False, seconds: float = 0.0) -> None:
         super().__init__()
         self.changed = changed
         """True when files were re-indexed."""
         self.automatic = automatic
-        """True for the check made while ranking; False when the user pressed r."""
+        """True for the check made after a pause; False when the user pressed r."""
+        self.seconds = seconds
+        """Wall time the check (and any re-index) took."""
 
 
 class ChangesRead(Message):

@@ -3,9 +3,10 @@
     .venv/bin/python scripts/screenshots.py [REPO] [--question TEXT] [--out screenshots]
 
 REPO defaults to this repository. The script types the question key by key, mixes levels,
-pins a file, opens the help, and saves one SVG per state into the output folder:
-ranked.svg, levels.svg, over-budget.svg, help.svg and compact.svg (80x24). It uses a throw-away
-state folder, so the pins and levels of your own sessions are left alone.
+pins a file, opens the help and the file finder, and saves one SVG per state into the output
+folder: ranked.svg, levels.svg, help.svg, finder.svg (ctrl+f with a glob), over-budget.svg and
+compact.svg (80x24, the list's footer). It uses a throw-away state folder, so the pins and
+levels of your own sessions are left alone.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from ctxtui.app import CtxtuiApp, make_app  # noqa: E402 - after the path is set
 from ctxtui.widgets.query_bar import QueryBar  # noqa: E402
 
 DEFAULT_QUESTION = "where is the budget meter drawn and how are segments sized"
+FINDER_QUERY = "tests/*.py"
+"""A glob for the finder's screenshot (every match is listed)."""
 
 
 async def wait_until(pilot: Pilot[None], condition: Callable[[], object], timeout: float) -> None:
@@ -83,6 +86,9 @@ async def shoot(repo: Path, question: str, out: Path, state_dir: Path) -> list[P
         await pilot.press("question_mark")
         await pilot.pause(0.5)
         save(app, "help.svg")
+        await pilot.press("escape", "ctrl+f", *FINDER_QUERY)
+        await pilot.pause(1.0)
+        save(app, "finder.svg")
         await pilot.press("escape", "f", "down", "f", "down", "f")
         await settle(pilot, app)
         for _ in range(6):

@@ -41,6 +41,7 @@ class HelpScreen(ModalScreen[None]):
 
     def _tables(self) -> list[Table]:
         tables: dict[str, Table] = {}
+        key_width = max((len(row.keys) for row in self._rows), default=10)
         for row in self._rows:
             table = tables.get(row.scope)
             if table is None:
@@ -48,7 +49,7 @@ class HelpScreen(ModalScreen[None]):
                     title=row.scope, title_justify="left", box=None, show_header=False,
                     padding=(0, 1), expand=True,
                 )  # fmt: skip
-                table.add_column("key", no_wrap=True, min_width=10)
+                table.add_column("key", no_wrap=True, min_width=key_width + 1)
                 table.add_column("action", ratio=1)
                 tables[row.scope] = table
             detail = Text(row.title)

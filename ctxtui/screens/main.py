@@ -1,72 +1,54 @@
-"""The main screen: the keys of the app on top of the live ranking (`RankingScreen`).
+"""The main screen: moving between the question and the list, finding files, copy and save.
 
-Levels and pins arrive as requests from the file list; budget, format and encoding are keys on
-the screen; copy and save render the pack (or reuse the current one) in a worker and say in a
-notification where it went. Every change of a choice re-ranks through the base class.
+On top of the live ranking and the choices (`ChoicesScreen`): tab moves between the question
+and the list, ↑ at the top of the list recalls earlier questions (ctrl+r lists them), ctrl+f
+finds any indexed file, ctrl+d / ctrl+u scroll the preview, and copy and save render the pack
+(or reuse the current one) in a worker and say in a notification where it went.
 """
 
 from __future__ import annotations
 
-import time
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
 from textual.binding import Binding, BindingType
+from textual.command import SimpleCommand
 
 from ctxtui import clipboard
-from ctxtui.messages import (
-    Answer,
-    ChangesRead,
-    PackDelivered,
-    PackSaved,
-    WorkspaceOpened,
-    WorkspaceRefreshed,
-)
+from ctxtui.messages import Answer, PackDelivered, PackSaved
 from ctxtui.screens import jobs
+from ctxtui.screens.choices import ChoicesScreen
+from ctxtui.screens.finder import FinderHost, FinderScreen
+from ctxtui.screens.footer_keys import shown_when_wide
 from ctxtui.screens.prompt import PromptScreen
-from ctxtui.screens.ranking import RankingScreen, Services
-from ctxtui.state import (
-    ENCODINGS,
-    FORMAT_EXTENSIONS,
-    next_in_cycle,
-    parse_budget,
-    step_budget,
-    write_atomic,
-)
+from ctxtui.screens.ranking import Services
+from ctxtui.state import FORMAT_EXTENSIONS, remember, write_atomic
 from ctxtui.widgets.file_list import FileList
+from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace.notices import as_sentences, secret_notices
-from engine.model import Format, Plan, Rendered
+from engine.model import Level, Plan, Rendered
 
 __all__ = ["MainScreen", "Services"]
 
 
-def budget_problem(text: str) -> str:
-    """Say what is wrong with a typed budget, or return "" when it is fine."""
-    try:
-        parse_budget(text)
-    except ValueError as error:
-        return str(error)
-    return ""
-
-
-class MainScreen(RankingScreen):
+class MainScreen(ChoicesScreen):
     """Ask, rank, choose levels and pins, watch the budget, copy."""
 
-    _announce_changes = False
-    """The next changes read answer a press of `d`: say what they hold."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "tab",
-            "toggle_focus",
-            "List/ask",
-            tooltip="Move between the question and the list",
-            id="toggle-focus",
-        ),
+        Binding("tab", "focus_list", "Files", tooltip="Go to the ranked files", id="focus-list"),
+        Binding("tab", "focus_query", "Ask", tooltip="Back to the question", id="focus-query"),
         Binding("down", "move_cursor(1)", "Down the list", show=False, id="list-down"),
-        Binding("up", "move_cursor(-1)", "Up the list", show=False, id="list-up"),
+        Binding(
+            "up",
+            "move_cursor(-1)",
+            "Up the list",
+            show=False,
+            tooltip="Up the list; at its top, the earlier question",
+            id="list-up",
+        ),
         Binding(
             "escape,slash",
             "focus_query",
@@ -76,65 +58,38 @@ class MainScreen(RankingScreen):
             id="focus-query",
         ),
         Binding(
-            "c,ctrl+y",
-            "copy_pack",
-            "Copy",
-            tooltip="Copy the pack to the clipboard",
-            id="copy-pack",
-        ),
-        Binding(
-            "ctrl+s",
-            "save_pack",
-            "Save",
+            "ctrl+r",
+            "pick_question",
+            "Earlier",
             show=False,
-            tooltip="Save the pack to a file",
-            id="save-pack",
+            tooltip="Pick one of this repository's earlier questions",
+            id="pick-question",
         ),
-        Binding(
-            "plus,equals_sign",
-            "step_budget(1)",
-            "Budget",
-            key_display="+/-",
-            tooltip="Raise the token budget a step",
-            id="budget-up",
+        *shown_when_wide(
+            "ctrl+f",
+            "find_file",
+            "Find",
+            tooltip="Find any indexed file by name or glob; pin it or set its level",
+            id="find-file",
         ),
+        Binding("c", "copy_pack", "Copy", show=False, tooltip="Copy the pack", id="copy-pack"),
+        Binding("ctrl+y", "copy_pack", "Copy", tooltip="Copy the pack", id="copy-pack"),
+        Binding("ctrl+s", "save_pack", "Save", show=False, tooltip="Save the pack", id="save-pack"),
         Binding(
-            "minus",
-            "step_budget(-1)",
-            "Budget down",
+            "ctrl+d",
+            "scroll_preview(1)",
+            "Preview down",
             show=False,
-            tooltip="Lower the token budget a step",
-            id="budget-down",
+            tooltip="Scroll the preview down half a page (from the list)",
+            id="preview-down",
         ),
         Binding(
-            "b",
-            "type_budget",
-            "Type budget",
+            "ctrl+u",
+            "scroll_preview(-1)",
+            "Preview up",
             show=False,
-            tooltip="Type a token budget",
-            id="budget-type",
-        ),
-        Binding(
-            "F",
-            "cycle_format",
-            "Format",
-            tooltip="Cycle the pack format: Markdown, XML, JSON",
-            id="cycle-format",
-        ),
-        Binding(
-            "d",
-            "toggle_changes",
-            "Changes",
-            tooltip="Pack the work tree's changes: changed files pinned, their diff added",
-            id="toggle-changes",
-        ),
-        Binding(
-            "e",
-            "cycle_encoding",
-            "Encoding",
-            show=False,
-            tooltip="Cycle the tokenizer: o200k_base, cl100k_base",
-            id="cycle-encoding",
+            tooltip="Scroll the preview up half a page (from the list)",
+            id="preview-up",
         ),
         Binding(
             "r",
@@ -146,129 +101,99 @@ class MainScreen(RankingScreen):
         ),
     ]
 
-    # ------------------------------------------------------------------ choices
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """tab says where it goes; the letter keys hide while the question has focus."""
+        in_question = isinstance(self.focused, QueryBar)
+        if action == "focus_list":
+            return in_question
+        if action == "focus_query":
+            return not in_question
+        return super().check_action(action, parameters)
 
-    @on(FileList.LevelRequested)
-    def set_level(self, event: FileList.LevelRequested) -> None:
-        event.stop()
-        overrides = dict(self.overrides)
-        if event.level is None:
-            overrides.pop(event.path, None)
-        else:
-            overrides[event.path] = event.level
-        self.overrides = overrides
+    # ------------------------------------------------------------------ focus and questions
 
-    @on(FileList.PinRequested)
-    def toggle_pin(self, event: FileList.PinRequested) -> None:
-        event.stop()
-        self.pinned = self.pinned ^ {event.path}
-
-    def action_step_budget(self, direction: int) -> None:
-        """Raise or lower the budget by one step."""
-        self.budget = step_budget(self.budget, direction)
-
-    def action_type_budget(self) -> None:
-        """Ask for a budget in a small dialog."""
-
-        def apply(answer: str | None) -> None:
-            if answer is not None:
-                self.budget = parse_budget(answer)
-
-        hint = "e.g. 12000, 12k, 1.5k"
-        prompt = PromptScreen("Token budget", f"{self.budget:,}", hint=hint, check=budget_problem)
-        self.app.push_screen(prompt, apply)
-
-    def action_cycle_format(self) -> None:
-        """Switch the pack between Markdown, XML and JSON."""
-        self.fmt = next_in_cycle(tuple(Format), self.fmt)
-        self.notify(f"Pack format: {self.fmt.value}", timeout=2)
-
-    def action_cycle_encoding(self) -> None:
-        """Count tokens with the next tokenizer (re-opens the workspace in a worker)."""
-        if self.workspace is None:
-            return
-        encoding = next_in_cycle(ENCODINGS, self.encoding)
-        self.notify(f"Counting tokens with {encoding}…", timeout=2)
-        self.switch_encoding(self.workspace, encoding)
-
-    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
-    def switch_encoding(self, workspace: jobs.WorkspaceAPI, encoding: str) -> None:
-        """Re-open the workspace with another tokenizer."""
-        started = time.perf_counter()
-        with self.gate.reading():
-            switched = workspace.with_encoding(encoding)
-        self.post_message(WorkspaceOpened(switched, time.perf_counter() - started))
-
-    def watch_encoding(self) -> None:
-        self.save_state()
-
-    def action_toggle_changes(self) -> None:
-        """Pack the work tree's changes, or stop packing them."""
-        self._announce_changes = not self.changed
-        self.changed = not self.changed
-        if not self.changed:
-            self.notify("Changes no longer packed.", title="Changes", timeout=2)
-
-    # ------------------------------------------------------------------ changes
-
-    def watch_changed(self, changed: bool) -> None:
-        self.save_state()
-        if changed:
-            self.request_changes()
-        else:
-            self.changes = None
-            self.query_one(FileList).changed = {}
-            self.request_rank()
-
-    def request_changes(self) -> None:
-        """Read the work tree's changes again (after a toggle, an open or a refresh)."""
-        if self.workspace is not None and self.changed:
-            self.run_read_changes(self.workspace.root)
-
-    @work(thread=True, exclusive=True, group="changes", exit_on_error=False)
-    def run_read_changes(self, root: Path) -> None:
-        """Ask git for the changes in a thread."""
-        changes, notice = jobs.working_changes(root)
-        self.post_message(ChangesRead(changes, notice))
-
-    @on(ChangesRead)
-    def show_changes(self, message: ChangesRead) -> None:
-        if not self.changed:
-            return  # toggled off while git was asked
-        announce, self._announce_changes = self._announce_changes, False
-        if announce and message.changes is None:
-            self.notify(message.notice, title="Changes", timeout=4)
-        elif announce and message.changes is not None:
-            count = len(message.changes.files)
-            self.notify(
-                f"Packing {count} changed file{'' if count == 1 else 's'} and their diff "
-                f"against {message.changes.base}.",
-                title="Changes",
-                timeout=3,
-            )
-        self.changes = message.changes
-        files = message.changes.files if message.changes is not None else ()
-        self.query_one(FileList).changed = {f.path: f.status.value for f in files}
-        self.request_rank()
-
-    # ------------------------------------------------------------------ focus
-
-    def action_toggle_focus(self) -> None:
-        """Move focus between the question and the list."""
-        query_bar = self.query_one(QueryBar)
-        if query_bar.has_focus:
-            self.query_one(FileList).focus()
-        else:
-            query_bar.focus()
+    def action_focus_list(self) -> None:
+        """From the question to the list (the question joins the history)."""
+        self.remember_question()
+        self.query_one(FileList).focus()
 
     def action_focus_query(self) -> None:
-        """Back to the question."""
+        """Back to the question, cursor at its end."""
         self.query_one(QueryBar).focus()
 
+    @on(QueryBar.Submitted, "#query-bar")
+    def submit_question(self, event: QueryBar.Submitted) -> None:
+        event.stop()
+        self.action_focus_list()
+
+    def remember_question(self) -> None:
+        """Put the question on show first in this repository's history."""
+        history = remember(self.history, self.query_text)
+        if history != self.history:
+            self.history = history
+            self.save_state()
+
     def action_move_cursor(self, step: int) -> None:
-        """Move the list's cursor while the question has focus."""
+        """From the question: move the list's cursor; ↑ at its top recalls earlier questions."""
         file_list = self.query_one(FileList)
-        file_list.action_cursor_down() if step > 0 else file_list.action_cursor_up()
+        query_bar = self.query_one(QueryBar)
+        if step < 0 and (not file_list.highlighted or query_bar.recalling):
+            query_bar.recall(1)
+        elif step > 0 and query_bar.recalling:
+            query_bar.recall(-1)
+        elif step > 0:
+            file_list.action_cursor_down()
+        else:
+            file_list.action_cursor_up()
+
+    def action_pick_question(self) -> None:
+        """Pick an earlier question of this repository from a searchable list."""
+        if not self.history:
+            self.notify("No earlier questions yet: they are kept as you ask them.", timeout=3)
+            return
+        commands = [SimpleCommand(q, partial(self.use_question, q)) for q in self.history]
+        self.app.search_commands(commands, placeholder="Earlier questions of this repository…")
+
+    def use_question(self, question: str) -> None:
+        """Show an earlier question in the box, as an undoable edit."""
+        query_bar = self.query_one(QueryBar)
+        query_bar.replace_text(question)
+        query_bar.focus()
+
+    # ------------------------------------------------------------------ finder and preview
+
+    def action_find_file(self, _where: str = "") -> None:
+        """Find any indexed file by name or glob, then pin it or set its level."""
+        if self.workspace is None:
+            self.notify("The index is not ready yet.", severity="warning", timeout=3)
+            return
+        ranked = {f.path: n for n, f in enumerate(self.answer.ranking.files)} if self.answer else {}
+        host = FinderHost(
+            paths=tuple(f.path for f in self.workspace.index.files),
+            ranked=ranked,
+            state_of=self.state_of,
+            apply=self.apply_from_finder,
+        )
+        self.app.push_screen(FinderScreen(host))
+
+    def state_of(self, path: str) -> tuple[bool, Level | None]:
+        """Whether a file is pinned and the level chosen for it."""
+        return path in self.pinned, self.overrides.get(path)
+
+    def apply_from_finder(self, paths: tuple[str, ...], what: str) -> None:
+        """Pin or level files the finder picked, and say what happened."""
+        self.apply_to_files(paths, what)
+        files = paths[0] if len(paths) == 1 else f"{len(paths):,} files"
+        if what == "pin":
+            done = "Pinned" if set(paths) <= self.pinned else "Unpinned"
+            self.notify(f"{done} {files}.", timeout=3)
+        else:
+            self.notify(f"{files}: {what}.", timeout=3)
+
+    def action_scroll_preview(self, direction: int) -> None:
+        """Scroll the preview half a page."""
+        preview = self.query_one(Preview)
+        preview.scroll_relative(y=direction * max(1, preview.size.height // 2), animate=False)
 
     # ------------------------------------------------------------------ output
 
@@ -277,7 +202,7 @@ class MainScreen(RankingScreen):
         if self.workspace is None or self.answer is None:
             self.notify("Nothing to copy yet.", severity="warning")
             return
-        self.save_state()
+        self.remember_question()
         current = self._current_pack()
         self.run_copy(self.workspace, self.answer, self._choices(), current, self._terminal_copy)
 
@@ -324,6 +249,7 @@ class MainScreen(RankingScreen):
         if self.workspace is None or self.answer is None:
             self.notify("Nothing to save yet.", severity="warning")
             return
+        self.remember_question()
         workspace, answer, choices = self.workspace, self.answer, self._choices()
         current = self._current_pack()
 
@@ -363,8 +289,3 @@ class MainScreen(RankingScreen):
         """Look for changed files now and rank again."""
         if self.workspace is not None:
             self.run_refresh(self.workspace)
-
-    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
-    def run_refresh(self, workspace: jobs.WorkspaceAPI) -> None:
-        """Re-index changed files in a thread."""
-        self.post_message(WorkspaceRefreshed(jobs.refresh_job(workspace, self.gate)))

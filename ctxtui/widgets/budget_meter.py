@@ -3,7 +3,8 @@
 Segment width is proportional to the file's tokens (at least one cell), the glyph says the level
 (solid full, hatched focused, light outline), a diamond marks a pinned file, neighbouring
 segments alternate shades, and every cell past the budget is drawn in the over-budget style.
-Below the bar: "6,912 / 8,000 tokens · o200k · 9 files" ("≈" while the count is an estimate).
+Below the bar: "6,912 / 8,000 tokens · o200k · Markdown · 9 files" ("≈" while the count is an
+estimate), so the encoding and the format are always in view.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.model import Level, Plan
+from engine.model import Format, Level, Plan
 
 GLYPHS = {Level.FULL: "█", Level.FOCUSED: "▒", Level.OUTLINE: "░"}
 """Cell glyph per level."""
+FORMAT_NAMES = {Format.MARKDOWN: "Markdown", Format.XML: "XML", Format.JSON: "JSON"}
+"""How the totals line names each format."""
 PIN_GLYPH = "◆"
 FREE_GLYPH = "─"
 CHANGES_GLYPH = "±"
@@ -94,6 +97,8 @@ class BudgetMeter(Widget):
     """The budget, which the plan may exceed."""
     encoding: reactive[str] = reactive("o200k_base")
     """Tokenizer encoding of the counts."""
+    fmt: reactive[Format] = reactive(Format.MARKDOWN)
+    """Format the pack is rendered in (its headers and fences are in the total)."""
 
     @property
     def totals_text(self) -> str:
@@ -104,7 +109,7 @@ class BudgetMeter(Widget):
         approx = "" if plan is None or plan.exact else "≈"
         name = self.encoding.removesuffix("_base")
         return (
-            f"{approx}{tokens:,} / {self.budget:,} tokens · {name} · "
+            f"{approx}{tokens:,} / {self.budget:,} tokens · {name} · {FORMAT_NAMES[self.fmt]} · "
             f"{files} file{'' if files == 1 else 's'}"
         )
 

@@ -1,8 +1,10 @@
 """The ranked file list: two lines a file (rank, score bar, level, tokens, path; then its reasons).
 
 It draws the ranking and the plan it is given and asks for changes with messages; it never
-ranks or plans. A new ranking with the same files updates the rows in place, so the cursor and
-the scroll position survive every keystroke; otherwise the highlighted path is found again.
+ranks or plans. Where the cursor goes follows where the person is working: while the list has
+no focus (the question is being typed), every new ranking shows rank 1 highlighted at the top;
+while the list has focus, rows keep their places (a pin or a level moves nothing under the
+cursor) until the question changes. A plan alone redraws the changed rows in place.
 """
 
 from __future__ import annotations
@@ -19,14 +21,19 @@ from textual.style import Style
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ctxtui.widgets.ranked_row import RowKey, describe_reasons, fit_path, score_bar
-from engine.model import Level, Plan, PlanEntry, RankedFile, Ranking, one_line
+from ctxtui.widgets.ranked_row import TOKENS_CELLS, RowKey, format_tokens, keep_places, row_content
+from engine.model import Level, Plan, PlanEntry, RankedFile, Ranking
 
 LISTED_FILES = 200
 """Ranked files shown; the planner considers no more by default either."""
-ROW_PREFIX = 27
-"""Cells before the path: rank 4, score bar 6, level and star 9, tokens 8."""
-_BADGES = {Level.FULL: "full", Level.FOCUSED: "focused", Level.OUTLINE: "outline", Level.OFF: "off"}
+LEVELS = Binding.Group("Level", compact=True)
+"""The level keys share one footer entry: "fsoxa Level"."""
+
+
+def level_key(key: str, level: str, description: str, tooltip: str) -> Binding:
+    """The binding of one level key, grouped with the others in the footer."""
+    action = f"request_level('{level}')"
+    return Binding(key, action, description, tooltip=tooltip, id=f"set-level-{level}", group=LEVELS)
 
 
 class FileList(OptionList):
@@ -35,33 +42,13 @@ class FileList(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", show=False, id="cursor-down"),
         Binding("k", "cursor_up", "Up", show=False, id="cursor-up"),
-        Binding(
-            "f", "request_level('full')", "Full", tooltip="Pack the whole file", id="set-level-full"
+        level_key("f", "full", "Full", "Pack the whole file"),
+        level_key(
+            "s", "focused", "Focused", "Matching declarations in full, the rest as signatures"
         ),
-        Binding(
-            "s",
-            "request_level('focused')",
-            "Focused",
-            tooltip="Matching declarations in full, the rest as signatures",
-            id="set-level-focused",
-        ),
-        Binding(
-            "o",
-            "request_level('outline')",
-            "Outline",
-            tooltip="Signatures and doc sentences only",
-            id="set-level-outline",
-        ),
-        Binding(
-            "x", "request_level('off')", "Off", tooltip="Leave the file out", id="set-level-off"
-        ),
-        Binding(
-            "a",
-            "request_level('auto')",
-            "Auto",
-            tooltip="Let the planner choose the level",
-            id="set-level-auto",
-        ),
+        level_key("o", "outline", "Outline", "Signatures and doc sentences only"),
+        level_key("x", "off", "Off", "Leave the file out"),
+        level_key("a", "auto", "Auto", "Let the planner choose the level"),
         Binding(
             "p",
             "request_pin",
@@ -167,20 +154,31 @@ class FileList(OptionList):
 
     def _rebuild(self) -> None:
         self._rebuild_pending = False
-        files = self.ranking.files[:LISTED_FILES] if self.ranking is not None else ()
+        ranking = self.ranking
+        files = list(ranking.files[:LISTED_FILES]) if ranking is not None else []
+        shown, self.shown_ranking = self.shown_ranking, ranking
+        new_ranking = ranking is not shown
+        same_question = ranking is not None and shown is not None and ranking.query == shown.query
+        if self.has_focus and same_question:  # working in the list: a pin or a level moves no row
+            files = keep_places(files, self._paths)
         entries = {entry.path: entry for entry in self.plan.entries} if self.plan else {}
         top = max((ranked.score for ranked in files), default=0.0) or 1.0
+        width = self._row_width(len(files))
         rows = [
-            self._row_key(number, ranked, entries.get(ranked.path), ranked.score / top)
+            self._row_key(number, ranked, entries.get(ranked.path), ranked.score / top, width)
             for number, ranked in enumerate(files, 1)
         ]
-        self.shown_ranking = self.ranking
         paths = [ranked.path for ranked in files]
+        follow_top = new_ranking and not self.has_focus
         if paths and paths == self._paths:  # same files: redraw changed rows in place
             for index, (row, old) in enumerate(zip(rows, self._rows, strict=True)):
                 if row != old:
-                    self.replace_option_prompt_at_index(index, self._row(row, files[index]))
+                    self.replace_option_prompt_at_index(
+                        index, row_content(row, files[index].path, self._style)
+                    )
             self._rows = rows
+            if follow_top:
+                self._show_top()
             return
         keep = self.highlighted_path
         self._paths, self._rows = paths, rows
@@ -190,63 +188,41 @@ class FileList(OptionList):
             self.post_message(self.Highlighted(None))
             return
         self.set_options(
-            Option(self._row(row, ranked), id=ranked.path)
+            Option(row_content(row, ranked.path, self._style), id=ranked.path)
             for row, ranked in zip(rows, files, strict=True)
         )
-        self.highlighted = paths.index(keep) if keep in paths else 0
+        if follow_top or keep not in paths:
+            self._show_top()
+        else:
+            self.highlighted = paths.index(keep)
+
+    def _show_top(self) -> None:
+        """Highlight rank 1 with the view at the top of the list."""
+        self.highlighted = 0
+        self.scroll_home(animate=False, immediate=True)
+
+    def _row_width(self, rows: int) -> int:
+        """Cells a row may use, less the scrollbar a list this long shows (which appears only
+        after the rows are set, too late for their layout)."""
+        region = self.content_region
+        scrollbar = self.styles.scrollbar_size_vertical if rows * 2 > region.height else 0
+        return max(0, region.width - scrollbar)
 
     def _row_key(
-        self, number: int, ranked: RankedFile, entry: PlanEntry | None, fraction: float
+        self, number: int, ranked: RankedFile, entry: PlanEntry | None, fraction: float, width: int
     ) -> RowKey:
         level = entry.level if entry is not None else Level.OFF
         chosen = ranked.path in self.overrides or (entry is not None and not entry.automatic)
-        full = self.full_tokens.get(ranked.path)
-        if entry is not None:
-            tokens = f"{entry.tokens:>7,} "
-        else:
-            tokens = f"{'' if full is None else f'({full:,})':>7} "
-        eighths = round(fraction * 48)
         packed = entry is not None
-        width = self.scrollable_content_region.width
+        tokens = entry.tokens if entry is not None else self.full_tokens.get(ranked.path)
+        column = format_tokens(tokens, packed).rjust(TOKENS_CELLS) + " "
         return RowKey(
-            number,
-            level,
-            chosen,
-            packed,
-            tokens,
-            eighths,
-            ranked.pinned,
-            ranked.reasons,
-            width,
-            ranked.path in self.changed,
-            self.secrets.get(ranked.path, ""),
-        )
+            number, level, chosen, packed, column, round(fraction * 48), ranked.pinned,
+            ranked.reasons, width, ranked.path in self.changed, self.secrets.get(ranked.path, ""),
+        )  # fmt: skip
 
     def _style(self, name: str) -> Style:
         return self.get_visual_style(f"file-list--{name}", partial=True)
-
-    def _row(self, key: RowKey, ranked: RankedFile) -> Content:
-        room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
-        room -= 2 if key.secret else 0
-        folder, name = fit_path(one_line(ranked.path), room)
-        level = key.level
-        # Content, not rich Text: assembling 200 rows must stay well under a frame
-        return Content.assemble(
-            (f"{key.number:>3} ", self._style("rank")),
-            (score_bar(key.eighths / 48), self._style("score")),
-            (f" {_BADGES[level]}", self._style(f"level-{level.value}")),
-            ("*" if key.chosen else " ", self._style("user-choice")),
-            " " * (7 - len(_BADGES[level])),
-            (key.tokens, self._style("tokens" if key.packed else "tokens-off")),
-            (folder, self._style("folder")),
-            (name, self._style("name")),
-            (" ±" if key.changed else " ◆" if key.pinned else "", self._style("pin")),
-            (" ⚠" if key.secret else "", self._style("secret")),
-            "\n     ",
-            (f"{key.secret} · " if key.secret else "", self._style("secret")),
-            (describe_reasons(key.reasons), self._style("reasons")),
-            strip_control_codes=False,
-        )
 
     @on(OptionList.OptionHighlighted)
     def announce_highlight(self, event: OptionList.OptionHighlighted) -> None:

@@ -15,11 +15,13 @@ from engine.model import Progress
 
 _STAGES = {
     "scan": "Listing files",
-    "parse": "Parsing",
-    "index": "Indexing words",
-    "tokens": "Counting tokens",
+    "load cache": "Loading the saved index",
+    "parse": "Parsing and counting tokens",
+    "resolve imports": "Resolving imports",
     "git": "Reading git history",
-    "save": "Saving the cache",
+    "index": "Building the word index",
+    "save cache": "Saving the index",
+    "open": "Opening the index",
 }
 
 

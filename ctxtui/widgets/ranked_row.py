@@ -1,17 +1,28 @@
-"""How a ranked file is put into words for the list: its score bar and its reasons line.
+"""How a ranked file is put into words for the list: score bar, tokens, path, reasons line.
 
 Plain functions over engine records, kept apart from the widget so they can be read and tested
-on their own; the widget only adds styles.
+on their own; the widget hands in its component styles.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
-from engine.model import Level, Reason, ReasonKind, one_line
+from textual.content import Content
+from textual.style import Style
+
+from engine.model import Level, RankedFile, Reason, ReasonKind, one_line
 
 SCORE_CELLS = 6
 """Width of the score bar."""
+TOKENS_CELLS = 8
+"""Width of the tokens column: "(99,999)" or "999,999" at most."""
+ROW_PREFIX = 19 + TOKENS_CELLS + 1
+"""Cells before the path: rank 4, score bar 6, level and star 9, tokens and a space."""
+REASONS_INDENT = 5
+"""Cells before the reasons line."""
+_BADGES = {Level.FULL: "full", Level.FOCUSED: "focused", Level.OUTLINE: "outline", Level.OFF: "off"}
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
 
@@ -22,33 +33,62 @@ def score_bar(fraction: float, cells: int = SCORE_CELLS) -> str:
     return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(cells)
 
 
-def describe_reasons(reasons: tuple[Reason, ...], limit: int = 3) -> str:
-    """Say why a file is ranked, pins and declarations first: "defines Session.get · words user"."""
+def describe_reasons(reasons: tuple[Reason, ...], width: int = 0) -> str:
+    """Say why a file is ranked, pins and declarations first: "defines Session.get · words user".
+
+    Each kind lists as many of its details as fit in `width` cells (every detail when 0), at
+    least one, with "+N" for the ones left out.
+    """
     by_kind: dict[ReasonKind, list[str]] = {}
     for reason in reasons:
         by_kind.setdefault(reason.kind, []).append(reason.detail)
+    line = ""
+    for limit in _LIMITS:
+        line = _reasons_line(by_kind, limit)
+        if not width or len(line) <= width:
+            break
+    return line
+
+
+_LIMITS = (16, 8, 5, 4, 3, 2, 1)
+"""Details per kind tried, most first, until the reasons line fits."""
+
+
+def _reasons_line(by_kind: dict[ReasonKind, list[str]], limit: int) -> str:
     parts: list[str] = []
-    for kind, label in (
-        (ReasonKind.PIN, "pinned"),
-        (ReasonKind.FOCUS, "focus"),
-        (ReasonKind.DECLARATION, "defines "),
-        (ReasonKind.WORD, "words "),
-        (ReasonKind.SEMANTIC, "meaning "),
-        (ReasonKind.PATH, "path "),
-        (ReasonKind.IMPORTS, "imports "),
-        (ReasonKind.IMPORTED_BY, "imported by "),
-        (ReasonKind.GIT, ""),
-    ):
+    for kind, label in _REASON_LABELS:
         details = by_kind.get(kind)
         if not details:
             continue
         if kind in (ReasonKind.PIN, ReasonKind.FOCUS):
             parts.append(label)
         else:
-            shown = ", ".join(dict.fromkeys(details[:limit]))
-            more = f" +{len(details) - limit}" if len(details) > limit else ""
-            parts.append(f"{label}{shown}{more}")
+            unique = list(dict.fromkeys(details))
+            more = f" +{len(unique) - limit}" if len(unique) > limit else ""
+            parts.append(f"{label}{', '.join(unique[:limit])}{more}")
     return one_line(" · ".join(parts)) if parts else "no direct evidence"
+
+
+_REASON_LABELS = (
+    (ReasonKind.PIN, "pinned"),
+    (ReasonKind.FOCUS, "focus"),
+    (ReasonKind.DECLARATION, "defines "),
+    (ReasonKind.WORD, "words "),
+    (ReasonKind.SEMANTIC, "meaning "),
+    (ReasonKind.PATH, "path "),
+    (ReasonKind.IMPORTS, "imports "),
+    (ReasonKind.IMPORTED_BY, "imported by "),
+    (ReasonKind.GIT, ""),
+)
+
+
+def format_tokens(tokens: int | None, packed: bool) -> str:
+    """The tokens column, at most TOKENS_CELLS wide: "1,234", or "(1,234)" for a file left
+    out (its full size); above 99,999 in thousands ("(250k)")."""
+    if tokens is None:
+        return ""
+    text = f"{tokens:,}" if tokens < 100_000 else f"{tokens // 1000:,}k"
+    return text if packed else f"({text})"
 
 
 def fit_path(path: str, room: int) -> tuple[str, str]:
@@ -90,3 +130,41 @@ class RowKey(NamedTuple):
     """The file changed in the work tree and the changes are packed."""
     secret: str = ""
     """Why the file is marked for secrets ("secret redacted, line 12"); empty when it holds none."""
+
+
+def row_content(key: RowKey, path: str, style: Callable[[str], Style]) -> Content:
+    """The two lines of a row; `style` gives the widget's component style of a part."""
+    room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
+    room -= 2 if key.secret else 0
+    folder, name = fit_path(one_line(path), room)
+    level = key.level
+    secret = f"{key.secret} · " if key.secret else ""
+    reasons = describe_reasons(key.reasons, max(20, key.width - REASONS_INDENT - len(secret)))
+    # Content, not rich Text: assembling 200 rows must stay well under a frame
+    return Content.assemble(
+        (f"{key.number:>3} ", style("rank")),
+        (score_bar(key.eighths / 48), style("score")),
+        (f" {_BADGES[level]}", style(f"level-{level.value}")),
+        ("*" if key.chosen else " ", style("user-choice")),
+        " " * (7 - len(_BADGES[level])),
+        (key.tokens, style("tokens" if key.packed else "tokens-off")),
+        (folder, style("folder")),
+        (name, style("name")),
+        (" ±" if key.changed else " ◆" if key.pinned else "", style("pin")),
+        (" ⚠" if key.secret else "", style("secret")),
+        "\n" + " " * REASONS_INDENT,
+        (secret, style("secret")),
+        (reasons, style("reasons")),
+        strip_control_codes=False,
+    )
+
+
+def keep_places(files: list[RankedFile], shown: list[str]) -> list[RankedFile]:
+    """Order a new ranking's files as the rows on show; a file new to the list takes its
+    own rank's place."""
+    place = {path: number for number, path in enumerate(shown)}
+    kept = sorted((f for f in files if f.path in place), key=lambda f: place[f.path])
+    for number, ranked in enumerate(files):
+        if ranked.path not in place:
+            kept.insert(min(number, len(kept)), ranked)
+    return kept

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.dom import DOMNode
+from textual.widgets._footer import FooterKey
 
 from app.support import settle, wait_until
 from ctxtui.app import CtxtuiApp
@@ -15,6 +17,7 @@ from ctxtui.commands import key_rows
 from ctxtui.screens.help import HelpScreen
 from ctxtui.screens.main import MainScreen
 from ctxtui.widgets.file_list import FileList
+from ctxtui.widgets.query_bar import QueryBar
 from engine.model import Level
 
 AppFactory = Callable[..., CtxtuiApp]
@@ -40,15 +43,21 @@ async def test_help_lists_every_key_with_an_id(small_repo: Path, app_factory: Ap
         assert {"Full", "Focused", "Outline", "Off", "Auto", "Pin", "Copy", "Format"} <= titles
         copy = next(row for row in rows if row.title == "Copy")
         assert copy.keys == "c, ^y"
-        expected = binding_ids(MainScreen, FileList, CtxtuiApp)
+        layers = [cls for cls in MainScreen.__mro__ if cls.__module__.startswith("ctxtui.")]
+        expected = binding_ids(*layers, QueryBar, FileList, CtxtuiApp)
         found = {binding.id for _scope, node in [(0, app)] for _k, binding in node._bindings}
         found |= {
             binding.id
-            for node in (app.main_screen, app.main_screen.query_one(FileList))
+            for node in (
+                app.main_screen,
+                app.main_screen.query_one(QueryBar),
+                app.main_screen.query_one(FileList),
+            )
             for _k, binding in node._bindings
         }
         assert expected <= found
-        assert len(rows) == len(expected)
+        assert len(rows) == len(expected)  # one row a key, whatever its bindings
+        assert {"Clear", "Find", "Earlier", "Preview down", "Undo"} <= titles
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
 
@@ -81,3 +90,38 @@ async def test_palette_runs_the_same_action_as_the_key(
         await pilot.press("enter")
         screen = app.main_screen
         await wait_until(pilot, lambda: screen.overrides == {"auth/session.py": Level.OUTLINE})
+
+
+def footer_entries(app: CtxtuiApp) -> dict[str, tuple[str, int]]:
+    """Key -> (action, right edge) of every entry the footer shows now."""
+    return {
+        key.key: (key.action, key.region.right)
+        for key in app.main_screen.query(FooterKey)
+        if key.region.width
+    }
+
+
+QUESTION_KEYS = {"tab", "ctrl+r", "ctrl+f", "ctrl+y", "ctrl+q", "f1"}
+LIST_KEYS = {"f", "s", "o", "x", "a", "p", "plus", "tab", "ctrl+f", "ctrl+y", "ctrl+q", "f1"}
+
+
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (60, 20)])
+async def test_the_footer_lists_whole_keys_that_work_where_they_are_shown(
+    small_repo: Path, app_factory: AppFactory, width: int, height: int
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(width, height)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        question = footer_entries(app)
+        await pilot.press("tab")
+        await pilot.pause()
+        in_list = footer_entries(app)
+    for shown in (question, in_list):
+        assert all(right <= width for _action, right in shown.values())  # none cut off
+    essential = {"tab", "ctrl+y", "ctrl+q", "f1"}
+    assert (QUESTION_KEYS if width >= 80 else essential) <= set(question)
+    assert (LIST_KEYS if width >= 80 else essential | set("fsoxap")) <= set(in_list)
+    # in the question a letter (or + and -) is text: none is listed there
+    assert not [key for key in question if len(key) == 1 or key in ("plus", "minus")]
+    assert question["tab"][0] == "focus_list" and in_list["tab"][0] == "focus_query"

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from textual.style import Style
+
 from ctxtui.widgets.budget_meter import layout_segments
-from ctxtui.widgets.ranked_row import describe_reasons, fit_path, score_bar
+from ctxtui.widgets.ranked_row import (
+    TOKENS_CELLS,
+    RowKey,
+    describe_reasons,
+    fit_path,
+    format_tokens,
+    row_content,
+    score_bar,
+)
 from engine.model import Level, Plan, PlanEntry, Reason, ReasonKind
 
 
@@ -28,9 +38,28 @@ def test_reasons_line_puts_pins_and_declarations_first() -> None:
     assert describe_reasons(reasons) == (
         "pinned · defines Session.refresh · words session · imported by auth/login.py"
     )
-    words = tuple(Reason(ReasonKind.WORD, w) for w in "a b c d e".split())
-    assert describe_reasons(words) == "words a, b, c +2"
     assert describe_reasons(()) == "no direct evidence"
+
+
+def test_reasons_line_lists_as_many_details_as_its_width_holds() -> None:
+    words = tuple(Reason(ReasonKind.WORD, w) for w in "alpha beta gamma delta epsilon".split())
+    decls = tuple(Reason(ReasonKind.DECLARATION, f"Session.method_{n}") for n in range(6))
+    everything = describe_reasons(decls + words)
+    assert everything.endswith("words alpha, beta, gamma, delta, epsilon")
+    assert describe_reasons(decls + words, width=len(everything)) == everything
+    narrow = describe_reasons(decls + words, width=60)
+    assert narrow == "defines Session.method_0 +5 · words alpha +4"
+    wide = describe_reasons(decls + words, width=110)
+    assert len(narrow) < len(wide) <= 110 and "+" in wide
+
+
+def test_tokens_column_never_exceeds_its_cells() -> None:
+    assert format_tokens(968, packed=True) == "968"
+    assert format_tokens(11_430, packed=False) == "(11,430)"
+    assert format_tokens(250_000, packed=False) == "(250k)"
+    assert format_tokens(1_234_567, packed=True) == "1,234k"
+    assert format_tokens(None, packed=False) == ""
+    assert all(len(format_tokens(10**n - 1, packed=False)) <= TOKENS_CELLS for n in range(1, 8))
 
 
 def test_long_paths_lose_the_start_of_their_folder() -> None:
@@ -62,3 +91,17 @@ def test_every_file_gets_at_least_one_cell() -> None:
     plan = Plan("q", 100_000, entries, 5, True, False)
     segments, _ = layout_segments(plan, 100_000, 30)
     assert [s.end - s.start for s in segments] == [1, 1, 1, 1, 1]
+
+
+def test_a_five_digit_token_count_never_cuts_the_file_name() -> None:
+    key = RowKey(
+        number=14, level=Level.OFF, chosen=False, packed=False,
+        tokens=format_tokens(11_430, packed=False).rjust(TOKENS_CELLS) + " ",
+        eighths=30, pinned=True, reasons=(), width=58,
+    )  # fmt: skip
+    path = "src/textual/screen.py"
+    first, second = row_content(key, path, lambda _part: Style()).plain.split("\n")
+    assert len(first) <= 58 and first.endswith(" src/textual/screen.py ◆")
+    narrow = row_content(key._replace(width=44), path, lambda _part: Style()).plain
+    assert narrow.split("\n")[0].endswith(" …ual/screen.py ◆")  # the folder gives way first
+    assert second.strip() == "no direct evidence"

@@ -15,9 +15,11 @@ from typing import Any
 
 from conftest import make_repo
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from app.support import REPO_FILES, FakeClipboard, settle, wait_until
 from ctxtui.app import CtxtuiApp, make_app
+from ctxtui.screens.finder import FinderScreen
 from ctxtui.state import RepoState, StateStore
 from ctxtui.widgets.query_bar import QueryBar
 from engine.model import Level
@@ -115,3 +117,35 @@ def test_changes_packed_with_the_diff_on_the_meter(
         await settle(pilot, QUESTION)
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
+
+
+def test_80x24_in_the_list_the_footer_lists_its_keys_whole(
+    snap_compare: SnapCompare, small_repo: Path, tmp_path: Path
+) -> None:
+    app = build_app(small_repo, tmp_path, RepoState(query=QUESTION))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settled_on(QUESTION), press=["tab"])
+
+
+def test_60x20_keeps_the_keys_a_person_needs(
+    snap_compare: SnapCompare, small_repo: Path, tmp_path: Path
+) -> None:
+    app = build_app(small_repo, tmp_path, RepoState(query=QUESTION))
+    assert snap_compare(app, terminal_size=(60, 20), run_before=settled_on(QUESTION), press=["tab"])
+
+
+def test_the_finder_lists_every_match_of_a_glob(
+    snap_compare: SnapCompare, small_repo: Path, tmp_path: Path
+) -> None:
+    state = RepoState(pinned=frozenset({"auth/tokens.py"}), query=QUESTION)
+    app = build_app(small_repo, tmp_path, state)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settled_on(QUESTION)(pilot)
+        await pilot.press("ctrl+f", *"auth/*.py")
+        finder = pilot.app.screen
+        assert isinstance(finder, FinderScreen)
+        await wait_until(pilot, lambda: len(finder.matches) == 3)
+        finder.query_one(Input).cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

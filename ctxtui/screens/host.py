@@ -1,0 +1,321 @@
+"""The bottom layer of the main screen: the repository's saved state and its workspace's life.
+
+It loads the per-repository state into reactives (and saves it on every change), opens the
+workspace in a thread worker after the first frame while the question can already be typed,
+switches the tokenizer at once for the files on show (the rest are counted in the background,
+and a second press is never lost), and looks for files changed on disk after pauses in the
+typing, no more often than the check's own cost allows. Ranking and keys are the layers above.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import on, work
+from textual.notifications import SeverityLevel
+from textual.reactive import reactive, var
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from ctxtui import clipboard
+from ctxtui.messages import EncodingSwitched, IndexProgressed, WorkspaceOpened, WorkspaceRefreshed
+from ctxtui.screens import jobs
+from ctxtui.state import RepoState, StateStore, clamp_budget
+from ctxtui.widgets.index_status import IndexStatus
+from ctxtui.workspace.notices import as_sentences, index_notices
+from engine.changes import Changes
+from engine.model import Format, Level, Progress
+
+REFRESH_INTERVAL = 1.0
+"""Least seconds between two automatic checks for files changed on disk."""
+REFRESH_COST_FACTOR = 20
+"""An automatic check waits at least this many times what the last one took, so that a slow
+tree (a large folder outside git, a loaded machine) is never checked most of the time."""
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What the app hands the screen: how to open the workspace and where things go."""
+
+    root: Path
+    factory: jobs.WorkspaceFactory
+    store: StateStore
+    backend: clipboard.ClipboardBackend | None
+    cache_dir: Path | None = None
+    notices: tuple[str, ...] = ()
+    """Problems found in the settings files, shown once the screen is up."""
+    line_numbers: bool = False
+    """Number the lines of packed files (a setting)."""
+    redact: bool = True
+    """Replace the secrets found in a pack with markers (a setting; off is said loudly)."""
+
+
+class WorkspaceHost(Screen[None]):
+    """The saved state and the open workspace; the layers above rank and take keys."""
+
+    query_text: var[str] = var("")
+    """The question as typed."""
+    budget: reactive[int] = reactive(8_000, init=False)
+    """Token budget of the pack (clamped)."""
+    fmt: reactive[Format] = reactive(Format.MARKDOWN, init=False)
+    """Format of the copied pack."""
+    encoding: reactive[str] = reactive("o200k_base", init=False)
+    """Tokenizer encoding asked for (the workspace follows it, at once or shortly)."""
+    pinned: var[frozenset[str]] = var(frozenset, init=False)
+    """Pinned paths."""
+    overrides: var[Mapping[str, Level]] = var(dict, init=False)
+    """Levels the user chose per file."""
+    history: var[tuple[str, ...]] = var(tuple, init=False)
+    """Earlier questions of this repository, newest first."""
+    ready: reactive[bool] = reactive(False)
+    """The workspace is open."""
+    changed: reactive[bool] = reactive(False, init=False)
+    """The work tree's changes are packed: changed files pinned, their diff a section."""
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self.services = services
+        self.workspace: jobs.WorkspaceAPI | None = None
+        """The open workspace; None until the first index is ready."""
+        self.gate = jobs.ReadWriteGate()
+        self._complete: dict[str, jobs.WorkspaceAPI] = {}
+        """Fully counted workspaces by encoding, so switching back is instant."""
+        self._next_refresh = time.monotonic() + REFRESH_INTERVAL
+        self._refresh_timer: Timer | None = None
+        self.changes: Changes | None = None
+        """The changes read while `changed` is on; None when off or there are none."""
+        state, self._state_notice = services.store.load()
+        self.set_reactive(WorkspaceHost.query_text, state.query)
+        self.set_reactive(WorkspaceHost.budget, state.budget)
+        self.set_reactive(WorkspaceHost.fmt, state.fmt)
+        self.set_reactive(WorkspaceHost.encoding, state.encoding)
+        self.set_reactive(WorkspaceHost.pinned, state.pinned)
+        self.set_reactive(WorkspaceHost.overrides, dict(state.overrides))
+        self.set_reactive(WorkspaceHost.history, state.history)
+        self.set_reactive(WorkspaceHost.changed, state.changed)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Notify, not reading the message as markup unless asked: messages here carry paths,
+        questions and errors, and a name like `x[/y].py` read as markup stops the app."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def request_rank(self) -> None:
+        """Ask for a new ranking of the current question and choices (the layer above)."""
+
+    def shown_paths(self) -> tuple[str, ...]:
+        """Files on show, counted first when the encoding changes (the layer above)."""
+        return ()
+
+    def request_changes(self) -> None:
+        """Read the work tree's changes again when they are packed (the layer above)."""
+
+    # ------------------------------------------------------------------ state
+
+    def validate_budget(self, budget: int) -> int:
+        return clamp_budget(budget)
+
+    def save_state(self) -> None:
+        """Write pins, levels, budget, format, encoding and questions for the next start."""
+        state = RepoState(
+            self.pinned,
+            dict(self.overrides),
+            self.budget,
+            self.fmt,
+            self.encoding,
+            self.query_text,
+            changed=self.changed,
+            history=self.history,
+        )
+        try:
+            self.services.store.save(state)
+        except OSError as error:
+            self.notify(f"Could not save the state: {error}", severity="error")
+
+    def _choices(self) -> jobs.Choices:
+        return jobs.Choices(
+            self.pinned,
+            dict(self.overrides),
+            self.budget,
+            self.fmt,
+            changes=self.changes if self.changed else None,
+            line_numbers=self.services.line_numbers,
+            redact=self.services.redact,
+        )
+
+    # ------------------------------------------------------------------ opening
+
+    def open_first(self) -> None:
+        """Open the workspace (after the first frame: the import would compete with it)."""
+        if self._state_notice:
+            self.notify(self._state_notice, title="Saved state", severity="warning", timeout=10)
+        for problem in self.services.notices:
+            self.notify(problem, title="Settings", severity="warning", timeout=10)
+        self.call_after_refresh(self.open_workspace, self.encoding)
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
+    def open_workspace(self, encoding: str) -> None:
+        """Index the repository (or load it from the cache) and hand it over."""
+        started = time.perf_counter()
+        workspace = jobs.open_workspace(
+            self.services.factory, self.services.root, encoding, self._report_progress
+        )
+        self.post_message(WorkspaceOpened(workspace, time.perf_counter() - started))
+
+    def _report_progress(self, progress: Progress) -> None:
+        self.post_message(IndexProgressed(progress))
+
+    @on(IndexProgressed)
+    def show_index_progress(self, message: IndexProgressed) -> None:
+        self.query_one(IndexStatus).progress = message.progress
+
+    @on(WorkspaceOpened)
+    def start_ranking(self, message: WorkspaceOpened) -> None:
+        workspace = message.workspace
+        self._complete[workspace.encoding] = workspace
+        self.adopt_workspace(workspace)
+        self.ready = True
+        if workspace.encoding != self.encoding:  # `e` was pressed while it opened
+            self.switch_encoding(workspace, self.encoding)
+        if not workspace.index.files:
+            self.notify(f"No files to index in {self.services.root}", severity="warning")
+        for line in index_notices(workspace.report):
+            self.notify(as_sentences([line]), title="Index", timeout=10)
+        if not self.services.redact:
+            self.notify(
+                "Redaction is off (a setting): secrets found in a pack are left in it.",
+                title="Secrets",
+                severity="warning",
+                timeout=10,
+            )
+        self.request_changes()
+        self.workspace_opened(workspace)
+
+    def workspace_opened(self, workspace: jobs.WorkspaceAPI) -> None:
+        """The first open is done (the layer above starts background work)."""
+
+    def adopt_workspace(self, workspace: jobs.WorkspaceAPI) -> None:
+        """Rank with this workspace from now on."""
+        self.workspace = workspace
+        self.request_rank()
+
+    # ------------------------------------------------------------------ encoding
+
+    def watch_encoding(self) -> None:
+        self.save_state()
+
+    def switch_encoding(self, workspace: jobs.WorkspaceAPI, encoding: str) -> None:
+        """Count in `encoding`: at once from a workspace already counted, else in a worker."""
+        complete = self._complete.get(encoding)
+        if complete is not None:
+            self.workers.cancel_group(self, "encoding")
+            self.adopt_workspace(complete)
+            self.notify(f"Token counts in {encoding}", timeout=2)
+            return
+        self.run_encoding_switch(workspace, encoding, self.shown_paths())
+
+    @work(thread=True, exclusive=True, group="encoding", exit_on_error=False)
+    def run_encoding_switch(
+        self, workspace: jobs.WorkspaceAPI, encoding: str, shown: tuple[str, ...]
+    ) -> None:
+        """Count the files on show in the new encoding, then index everything in it."""
+        with self.gate.reading():
+            quick = workspace.recounted(encoding, shown)
+        self.post_message(EncodingSwitched(quick, complete=False))
+        if get_current_worker().is_cancelled:
+            return
+        self.post_message(EncodingSwitched(quick.with_encoding(encoding), complete=True))
+
+    @on(EncodingSwitched)
+    def follow_encoding(self, message: EncodingSwitched) -> None:
+        workspace = message.workspace
+        if message.complete:
+            self._complete[workspace.encoding] = workspace
+        if workspace.encoding != self.encoding or self.workspace is None:
+            return  # pressed again meanwhile: another switch is on its way
+        self.adopt_workspace(workspace)
+        if message.complete:
+            self.notify(f"Every token count is now in {workspace.encoding}", timeout=3)
+
+    # ------------------------------------------------------------------ refresh
+
+    def maybe_refresh(self) -> None:
+        """Look for files changed on disk now that the typing paused; if a check ran too
+        recently for its cost, look as soon as it is allowed (unless typing resumes first)."""
+        self.postpone_refresh()
+        if self.workspace is None:
+            return
+        wait = self._next_refresh - time.monotonic()
+        if wait > 0:
+            if wait != float("inf"):  # inf: a check is running
+                self._refresh_timer = self.set_timer(wait, self.maybe_refresh)
+            return
+        self._next_refresh = float("inf")  # until this check reports back
+        self.run_refresh(self.workspace, automatic=True)
+
+    def postpone_refresh(self) -> None:
+        """Drop a check waiting for its turn: the person is typing again."""
+        if self._refresh_timer is not None:
+            self._refresh_timer.stop()
+            self._refresh_timer = None
+
+    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
+    def run_refresh(self, workspace: jobs.WorkspaceAPI, *, automatic: bool = False) -> None:
+        """Re-index changed files in a thread, beside the readers."""
+        started = time.monotonic()
+        changed = jobs.refresh_job(workspace, self.gate)
+        cost = time.monotonic() - started
+        self.post_message(WorkspaceRefreshed(changed, automatic=automatic, seconds=cost))
+
+    @on(WorkspaceRefreshed)
+    def report_refresh(self, message: WorkspaceRefreshed) -> None:
+        wait = max(REFRESH_INTERVAL, REFRESH_COST_FACTOR * message.seconds)
+        self._next_refresh = time.monotonic() + wait
+        if message.changed:
+            self.notify("Re-indexed the files changed on disk.", timeout=2)
+            self.request_changes()
+        elif not message.automatic:
+            self.notify("No changes on disk.", timeout=2)
+        if message.changed or not message.automatic:
+            self.request_rank()
+
+    # ------------------------------------------------------------------ errors
+
+    @on(Worker.StateChanged)
+    def report_worker_error(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state is not WorkerState.ERROR or worker.is_cancelled:
+            return
+        text = jobs.describe_error(worker.error)
+        if worker.group == "open" and self.workspace is None:
+            self.query_one(IndexStatus).message = f"Could not open {self.services.root}: {text}"
+        if worker.group == "refresh":
+            self._next_refresh = time.monotonic() + REFRESH_INTERVAL
+        doing = _DOING.get(worker.group or "", worker.group)
+        self.notify(text, title=f"Could not {doing}", severity="error", timeout=8)
+
+
+_DOING = {
+    "open": "open the repository",
+    "encoding": "switch the encoding",
+    "rank": "rank",
+    "pack": "pack",
+    "preview": "show the preview",
+    "refresh": "look for changes",
+    "copy": "copy",
+    "save": "save",
+    "finder": "find files",
+    "changes": "read the changes",
+}
+"""What each worker group does, for the title of its error notification."""

@@ -1,0 +1,104 @@
+"""The file finder (ctrl+f): any indexed file by name or glob, pinned or leveled from there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from app.support import settle, wait_until
+from ctxtui.app import CtxtuiApp
+from ctxtui.path_search import is_glob, search_paths
+from ctxtui.screens.finder import FinderList, FinderScreen
+from ctxtui.screens.main import MainScreen
+from engine.model import Level
+
+AppFactory = Callable[..., CtxtuiApp]
+PATHS = (
+    "README.md",
+    "docs/input.md",
+    "src/app.py",
+    "src/widgets/_input.py",
+    "src/widgets/input_box.ts",
+    "tests/test_app.py",
+    "web/app.ts",
+    "web/deep/util.ts",
+)
+
+
+def test_a_file_name_is_found_from_a_few_of_its_letters() -> None:
+    assert search_paths("app.py", PATHS)[0].path == "src/app.py"  # the exact name wins
+    assert search_paths("_inpt", PATHS)[0].path == "src/widgets/_input.py"
+    assert search_paths("", PATHS) == []
+    assert search_paths("zzzzqqq", PATHS) == []
+    marked = search_paths("input", PATHS)[0]
+    assert marked.path[marked.marked[0] : marked.marked[1]] == "input"
+
+
+def test_ties_go_to_the_file_ranked_higher_for_the_question() -> None:
+    plain = [m.path for m in search_paths("input", PATHS)]
+    ranked = [m.path for m in search_paths("input", PATHS, {"src/widgets/_input.py": 0})]
+    assert plain[0] == "docs/input.md" and ranked[0] == "src/widgets/_input.py"
+
+
+def test_a_glob_matches_as_gitignore_does_and_returns_every_match() -> None:
+    assert is_glob("src/**/*.ts") and not is_glob("src/app")
+    assert [m.path for m in search_paths("web/**/*.ts", PATHS)] == [
+        "web/app.ts",
+        "web/deep/util.ts",
+    ]
+    assert [m.path for m in search_paths("*.ts", PATHS)] == [
+        "src/widgets/input_box.ts",
+        "web/app.ts",
+        "web/deep/util.ts",
+    ]
+    assert [m.path for m in search_paths("src/*.py", PATHS)] == ["src/app.py"]
+
+
+async def test_enter_pins_a_file_the_ranking_does_not_show(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        screen = app.main_screen
+        assert screen.answer is not None
+        assert "utils/strings.py" not in {f.path for f in screen.answer.ranking.files}
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
+        finder = app.screen
+        assert isinstance(finder, FinderScreen)
+        await pilot.press(*"strngs")
+        await wait_until(pilot, lambda: bool(finder.matches))
+        assert finder.matches[0].path == "utils/strings.py"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert screen.pinned == {"utils/strings.py"}
+        await settle(pilot)
+        assert screen.answer.ranking.files[0].path == "utils/strings.py"
+
+
+async def test_a_glob_sets_the_level_of_every_match_from_the_finders_list(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, "")
+        screen = app.main_screen
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
+        finder = app.screen
+        assert isinstance(finder, FinderScreen)
+        await pilot.press(*"auth/*.py")
+        await wait_until(pilot, lambda: len(finder.matches) == 3)
+        await pilot.press("tab", "o")
+        assert finder.query_one(FinderList).has_focus
+        auth = {"auth/login.py", "auth/session.py", "auth/tokens.py"}
+        assert screen.overrides == dict.fromkeys(auth, Level.OUTLINE)
+        await pilot.press("p")
+        assert screen.pinned == auth
+        await pilot.press("p", "escape")  # all pinned: p unpins them all
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert screen.pinned == frozenset()
+        await pilot.press("tab", "u")  # one undo per change, the finder's too
+        assert screen.pinned == auth

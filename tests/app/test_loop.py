@@ -1,0 +1,278 @@
+"""The picking loop, key by key: type, look, adjust, clear, refine, without losing one's place.
+
+Each test drives the real app through Pilot as a person would (issue 7): the list follows rank 1
+while the question is typed and holds still while levels are set, the question survives going
+back to it (undo, earlier questions), pins and levels clear with an undo, keys typed before the
+first frame and during the first index are kept, and the tokenizer switches without a lost key.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import make_repo
+from textual import events
+from textual.command import CommandPalette
+
+from app.support import REPO_FILES, notices, settle, wait_until
+from ctxtui.app import CtxtuiApp
+from ctxtui.commands import key_rows
+from ctxtui.state import RepoState, StateStore
+from ctxtui.widgets.budget_meter import BudgetMeter
+from ctxtui.widgets.file_list import FileList
+from ctxtui.widgets.preview import Preview
+from ctxtui.widgets.query_bar import QueryBar
+from ctxtui.workspace import Workspace
+from engine.model import Level
+
+AppFactory = Callable[..., CtxtuiApp]
+
+
+def session_module(number: int) -> str:
+    """A module that mentions sessions more the lower its number, so the ranking is long."""
+    lines = [f'"""Session helper {number}."""\n']
+    lines += [
+        f"def session_step_{n}(session):\n    return session\n" for n in range(20 - number // 2)
+    ]
+    return "\n".join(lines)
+
+
+@pytest.fixture
+def long_repo(tmp_path: Path) -> Path:
+    """The shop repository plus 30 session modules: a ranking longer than the screen."""
+    files = dict(REPO_FILES)
+    files.update({f"helpers/session_{n:02}.py": session_module(n) for n in range(30)})
+    return make_repo(tmp_path / "long", files)
+
+
+def set_question(app: CtxtuiApp, text: str) -> None:
+    """Put a question in the box at once (typing it key by key is tested elsewhere)."""
+    app.main_screen.query_one(QueryBar).value = text
+
+
+async def test_a_new_ranking_while_typing_shows_rank_1_at_the_top(
+    long_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(long_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        set_question(app, "session")
+        await settle(pilot, "session")
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        file_list.highlighted = 20  # picked up while the cursor moved over an earlier prefix
+        await pilot.pause()
+        assert file_list.scroll_y > 0
+        await pilot.press("s")  # the question still has focus: a new ranking
+        await settle(pilot, "sessions")
+        ranking = file_list.shown_ranking
+        assert ranking is not None and ranking.query == "sessions"
+        assert file_list.highlighted == 0 and file_list.scroll_y == 0
+        top = ranking.files[0].path
+        assert file_list.highlighted_path == top
+        preview = screen.query_one(Preview)
+        await wait_until(pilot, lambda: str(preview.border_title).startswith(top))
+
+
+async def test_rows_keep_their_places_while_pins_and_levels_are_set_in_the_list(
+    long_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(long_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        set_question(app, "session step")
+        await settle(pilot, "session step")
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        await pilot.press("tab", "down", "down", "down")
+        pinned = file_list.highlighted_path
+        assert pinned is not None and file_list.highlighted == 3
+        await pilot.press("p", "down", "f")
+        leveled = file_list.get_option_at_index(4).id
+        await settle(pilot)
+        assert screen.pinned == {pinned} and screen.overrides == {leveled: Level.FULL}
+        answer = screen.answer
+        assert answer is not None and answer.ranking.files[0].path == pinned  # the engine's order
+        assert file_list.get_option_at_index(3).id == pinned  # ... but the row stayed put
+        assert file_list.highlighted == 4 and file_list.highlighted_path == leveled
+        await pilot.press("tab", "s")  # back to the question, refine it: chosen files move up
+        await settle(pilot, "session steps")
+        assert file_list.get_option_at_index(0).id == pinned
+        assert file_list.highlighted == 0
+
+
+async def test_going_back_to_the_question_keeps_it_and_ctrl_z_undoes_edits(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        query_bar = app.main_screen.query_one(QueryBar)
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        for back in ("tab", "escape", "slash"):
+            await pilot.press("tab", back)  # to the list and back
+            assert query_bar.has_focus and query_bar.value == "session"
+            assert query_bar.selection.is_empty and query_bar.cursor_position == len("session")
+        await pilot.press(*" refresh")
+        assert query_bar.value == "session refresh"
+        await pilot.press("ctrl+z")
+        assert query_bar.value == "session "  # a word at a time
+        await pilot.press("ctrl+z", "ctrl+z")
+        assert query_bar.value == ""
+        await settle(pilot, "")
+
+
+async def test_earlier_questions_come_back_with_up_and_ctrl_r_and_are_kept(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    state_dir = tmp_path / "state"
+    store = StateStore(small_repo, state_dir)
+    store.save(RepoState(history=("session refresh", "invoice totals")))
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        query_bar = app.main_screen.query_one(QueryBar)
+        await settle(pilot, "")
+        await pilot.press(*"tok")
+        await settle(pilot, "tok")
+        await pilot.press("up")
+        assert query_bar.value == "session refresh"
+        await pilot.press("up", "up")
+        assert query_bar.value == "invoice totals"
+        await pilot.press("down")
+        assert query_bar.value == "session refresh"
+        await pilot.press("down")
+        assert query_bar.value == "tok"  # what was being typed
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"invoice")
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        await wait_until(pilot, lambda: palette._list_visible)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: query_bar.value == "invoice totals")
+        await pilot.press("ctrl+z")
+        assert query_bar.value == "tok"
+        await pilot.press("enter")  # asked: the question joins the history
+        await settle(pilot, "tok")
+    state, _notice = store.load()
+    assert state.history == ("tok", "session refresh", "invoice totals")
+
+
+async def test_clearing_pins_and_levels_says_so_and_u_brings_them_back(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    state_dir = tmp_path / "state"
+    overrides = {"auth/session.py": Level.OUTLINE, "README.md": Level.OFF}
+    StateStore(small_repo, state_dir).save(
+        RepoState(pinned=frozenset({"db/models.py"}), overrides=overrides, query="session")
+    )
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, "session")
+        screen = app.main_screen
+        await pilot.press("tab", "X")
+        assert screen.pinned == frozenset() and screen.overrides == {}
+        assert any(n.startswith("Cleared 1 pin and 2 levels.") for n in notices(app))
+        await settle(pilot)
+        assert screen.answer is not None and not screen.answer.ranking.files[0].pinned
+        await pilot.press("u")
+        assert screen.pinned == {"db/models.py"} and screen.overrides == overrides
+        titles = {row.title for row in key_rows(app, screen)}
+        assert {"Clear", "Undo choice"} <= titles  # the palette offers both
+
+
+async def test_keys_typed_before_the_first_frame_land_in_the_question(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    typed = []
+
+    def type_early(message: Any) -> None:
+        # the terminal's input thread delivers keys typed while Python was starting the
+        # moment the driver starts: before the screen is composed and anything has focus
+        if isinstance(message, events.Mount) and message._sender is app and not typed:
+            assert app._driver is not None
+            for char in "why":
+                typed.append(char)
+                app._driver.send_message(events.Key(char, char))
+
+    async with app.run_test(size=(120, 36), message_hook=type_early) as pilot:
+        await settle(pilot, "why")
+        query_bar = app.main_screen.query_one(QueryBar)
+        assert typed == ["w", "h", "y"]
+        assert query_bar.value == "why" and query_bar.has_focus
+
+
+async def test_typing_while_the_first_index_runs_ranks_the_question_when_it_is_ready(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)  # the first index of a large repository
+        return Workspace.open(root, **options)
+
+    app = app_factory(small_repo, workspace_factory=slow_open)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        await pilot.press(*"refresh")
+        assert screen.query_one(QueryBar).value == "refresh" and app.workspace is None
+        assert "type your question now" in str(file_list.get_option_at_index(0).prompt)
+        release.set()
+        await wait_until(pilot, lambda: file_list.shown_ranking is not None)
+        first = file_list.shown_ranking
+        assert first is not None and first.query == "refresh"  # the very first list shown
+        assert first.files[0].path == "auth/session.py" and file_list.highlighted == 0
+
+
+async def test_the_encoding_switches_at_once_and_no_press_is_lost(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full_index = threading.Event()
+    with_encoding = Workspace.with_encoding
+
+    def slow_with_encoding(self: Workspace, encoding: str) -> Workspace:
+        full_index.wait(30)  # every file counted again: seconds on 2,000 files
+        return with_encoding(self, encoding)
+
+    monkeypatch.setattr(Workspace, "with_encoding", slow_with_encoding)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        set_question(app, "session")
+        await settle(pilot, "session")
+        screen = app.main_screen
+        meter = screen.query_one(BudgetMeter)
+        await pilot.press("tab", "e")
+        assert screen.encoding == "cl100k_base"  # at once, while the switch runs
+        await wait_until(pilot, lambda: app.workspace and app.workspace.encoding == "cl100k_base")
+        await settle(pilot)
+        assert "· cl100k · Markdown ·" in meter.totals_text
+        assert not meter.totals_text.startswith("≈")  # the shown files were counted exactly
+        await pilot.press("e", "e")  # back and forth during the full count: both count
+        assert screen.encoding == "cl100k_base"
+        full_index.set()
+        await wait_until(pilot, lambda: any("now in cl100k_base" in n for n in notices(app)))
+        await pilot.press("e")
+        assert app.workspace is not None and app.workspace.encoding == "o200k_base"  # kept
+
+
+async def test_the_preview_scrolls_from_the_list_with_ctrl_d_and_ctrl_u(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        set_question(app, "invoice line")
+        await settle(pilot, "invoice line")
+        preview = app.main_screen.query_one(Preview)
+        await pilot.press("tab", "f")  # billing/invoice.py, whole: longer than the pane
+        await settle(pilot)
+        await wait_until(pilot, lambda: preview.virtual_size.height > 3 * preview.size.height)
+        await pilot.press("ctrl+d")
+        assert preview.scroll_y == preview.size.height // 2
+        await pilot.press("ctrl+d", "ctrl+u")
+        assert preview.scroll_y == preview.size.height // 2
+        await pilot.press("ctrl+u")
+        assert preview.scroll_y == 0
