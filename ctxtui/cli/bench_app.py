@@ -48,6 +48,10 @@ class Frame:
     """The question whose ranking the list showed; None before the first."""
     exact: str | None
     """The question whose exact total the meter showed; None while it showed an estimate."""
+    encoding: str = ""
+    """The encoding the meter counted in."""
+    plan: int = 0
+    """Identity of the plan the meter showed."""
 
 
 @dataclass(slots=True)
@@ -64,6 +68,8 @@ class Figures:
     """Keys (or questions) whose answer never appeared on screen."""
     files: int = 0
     """Files in the index the app ranked."""
+    encoding_switches: list[tuple[str, float]] = field(default_factory=list)
+    """Per press of `e`: the encoding switched to, and ms to its exact meter."""
 
 
 def key_for(char: str) -> tuple[str, str]:
@@ -88,6 +94,8 @@ def stamp_frames(app: CtxtuiApp, frames: list[Frame]) -> None:
     """Record every frame the app paints, with what it shows."""
     from textual._compositor import CompositorUpdate
 
+    from ctxtui.widgets.budget_meter import BudgetMeter
+
     original = app._display
 
     def display(screen: Screen[Any], renderable: object) -> None:
@@ -97,7 +105,9 @@ def stamp_frames(app: CtxtuiApp, frames: list[Frame]) -> None:
         if isinstance(renderable, CompositorUpdate):
             renderable.render_segments(app.console)  # the bytes a real terminal would get
         listed, exact = shown_state(app.main_screen)
-        frames.append(Frame(time.perf_counter(), listed, exact))
+        meter = app.main_screen.query_one(BudgetMeter)
+        stamp = Frame(time.perf_counter(), listed, exact, meter.encoding, id(meter.plan))
+        frames.append(stamp)
 
     app._display = display  # type: ignore[method-assign]
 
@@ -175,7 +185,48 @@ async def drive(app: CtxtuiApp, questions: Sequence[str], interval: float) -> Fi
                 pilot, lambda q=question: any(f.exact == q for f in frames), QUESTION_TIMEOUT
             )
             measure(list(frames), sent, figures)
+        for _switch in range(2):  # to the other encoding (counted anew), and back (kept)
+            await switch_encoding(app, pilot, frames, figures)
     return figures
+
+
+async def switch_encoding(
+    app: CtxtuiApp, pilot: Any, frames: list[Frame], figures: Figures
+) -> None:
+    """Press `e` in the list and time it until the meter is exact in the new encoding."""
+    from textual import events
+
+    from ctxtui.state import ENCODINGS, next_in_cycle
+    from ctxtui.widgets.budget_meter import BudgetMeter
+    from ctxtui.widgets.file_list import FileList
+
+    screen = app.main_screen
+    screen.query_one(FileList).focus()
+    await pilot.pause(0.3)
+    target = next_in_cycle(ENCODINGS, screen.encoding)
+    before = id(screen.query_one(BudgetMeter).plan)
+    frames.clear()
+    driver = app._driver
+    assert driver is not None
+    pressed = time.perf_counter()
+    driver.send_message(events.Key("e", "e"))
+
+    def counted() -> float | None:
+        return next(
+            (
+                f.at
+                for f in frames
+                if f.encoding == target and f.exact is not None and f.plan != before
+            ),
+            None,
+        )
+
+    await _wait(pilot, lambda: counted() is not None, QUESTION_TIMEOUT * 4)
+    done = counted()
+    if done is None:
+        figures.unanswered += 1
+    else:
+        figures.encoding_switches.append((target, (done - pressed) * 1000))
 
 
 async def _wait(pilot: Any, condition: Any, timeout: float) -> None:
@@ -203,6 +254,9 @@ def run_app_bench(path: Path, questions: Sequence[str], interval: float, repeat:
         "",
         _line("key -> list", figures.key_to_list),
         _line("last key -> exact", figures.last_key_to_exact),
+    ]
+    lines += [
+        f"e -> exact meter   {name} in {ms:,.0f} ms" for name, ms in figures.encoding_switches
     ]
     if figures.unanswered:
         lines.append(f"never shown  {figures.unanswered} (timed out)")

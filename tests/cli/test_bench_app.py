@@ -23,6 +23,8 @@ def test_bench_app_types_each_key_and_reports_both_latencies(
     assert "1 questions, 7 keys" in out
     assert re.search(r"key -> list +median +\d+ ms +p95 +\d+ ms +max +\d+ ms +\(n=7\)", out)
     assert re.search(r"last key -> exact +median +\d+ ms .*\(n=1\)", out)
+    assert re.search(r"e -> exact meter +cl100k_base in [\d,]+ ms", out)
+    assert re.search(r"e -> exact meter +o200k_base in [\d,]+ ms", out)
     assert "never shown" not in out
 
 
