@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerState
 
 from ctxtui.app import CtxtuiApp
 
@@ -160,16 +161,22 @@ async def wait_until(
 
 
 def is_settled(app: CtxtuiApp, query: str | None = None) -> bool:
-    """True when the answer for the question on screen (or `query`) and its exact pack are shown."""
+    """True when the answer for the question on screen (or `query`), its exact pack and the
+    preview of the highlighted file are shown."""
     screen = app.main_screen
     answer, packed = screen.answer, screen.packed
     if answer is None or packed is None:
         return False
     wanted = screen.query_text if query is None else query
+    previewing = screen._preview_timer is not None or any(
+        worker.group == "preview" and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        for worker in app.workers
+    )
     return (
         answer.query == wanted
         and answer.generation == screen._generation
         and packed[0] == answer.generation
+        and not previewing
     )
 
 

@@ -49,6 +49,11 @@ def settled_on(question: str, *keys: str) -> Callable[[Pilot[Any]], Awaitable[No
         if keys:
             await pilot.press(*keys)
         await settle(pilot, question)
+        if keys:
+            # on a loaded machine a half-typed word can rest long enough for the "no file
+            # matches" notice; what was said while typing is not the state pictured here
+            app.clear_notifications()
+            await pilot.pause()
 
     return run_before
 
