@@ -363,6 +363,7 @@ async def test_files_changed_on_disk_are_picked_up_by_the_next_ranking(
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("ctxtui.screens.host.REFRESH_INTERVAL", 0.0)  # check at every pause
+    monkeypatch.setattr("ctxtui.screens.host.REFRESH_COST_FACTOR", 0.0)
     app = app_factory(small_repo)
     async with app.run_test(size=(120, 36)) as pilot:
         await type_question(pilot, app, "invoice")
