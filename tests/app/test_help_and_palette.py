@@ -43,7 +43,11 @@ async def test_help_lists_every_key_with_an_id(small_repo: Path, app_factory: Ap
         assert {"Full", "Focused", "Outline", "Off", "Auto", "Pin", "Copy", "Format"} <= titles
         copy = next(row for row in rows if row.title == "Copy")
         assert copy.keys == "c, ^y"
-        layers = [cls for cls in MainScreen.__mro__ if cls.__module__.startswith("ctxtui.")]
+        layers = [
+            cls
+            for cls in MainScreen.__mro__
+            if cls.__module__.startswith("ctxtui.") and issubclass(cls, DOMNode)  # not mixins
+        ]
         expected = binding_ids(*layers, QueryBar, FileList, CtxtuiApp)
         found = {binding.id for _scope, node in [(0, app)] for _k, binding in node._bindings}
         found |= {
