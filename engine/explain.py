@@ -74,7 +74,7 @@ def explain(
             entry[0] += contribution
             entry[1] = int(entry[1]) | mask
     declarations = matching_declarations(index, analysis, set(order))
-    top = set(top_hits)
+    neighbours = _neighbour_reasons(index, set(top_hits))
     pinned, focused = chosen
     out = []
     for file_id in order:
@@ -89,7 +89,7 @@ def explain(
         decls = index.files[file_id].declarations
         reasons.extend(Reason(ReasonKind.DECLARATION, decls[d].qualified_name) for d in matched[:3])
         reasons.extend(_word_reasons(words_of.get(file_id, {})))
-        reasons.extend(_neighbours(index, file_id, top))
+        reasons.extend(neighbours.get(file_id, ()))
         recent = _recency(index, file_id)
         if recent is not None:
             reasons.append(recent)
@@ -169,18 +169,26 @@ def _innermost(
     return [(score, p) for score, p in found if p not in holders]
 
 
-def _neighbours(index: Index, file_id: int, top: set[int]) -> list[Reason]:
-    """The first top hit this file imports, and the first that imports it."""
-    reasons = []
-    for target in index.imports[file_id]:
-        if target in top and target != file_id:
-            reasons.append(Reason(ReasonKind.IMPORTS, index.files[target].path))
-            break
-    for source in index.importers[file_id]:
-        if source in top and source != file_id:
-            reasons.append(Reason(ReasonKind.IMPORTED_BY, index.files[source].path))
-            break
-    return reasons
+def _neighbour_reasons(index: Index, top: set[int]) -> dict[int, list[Reason]]:
+    """For every file next to a top hit: the first top hit it imports, then the first that
+    imports it (by file id, as the sorted import lists give them). Walks the import lists of
+    the few top hits only, never those of every ranked file (a hub has hundreds)."""
+    imports_top: dict[int, int] = {}
+    imported_by_top: dict[int, int] = {}
+    for hit in top:
+        for source in index.importers[hit]:
+            if source != hit and hit < imports_top.get(source, hit + 1):
+                imports_top[source] = hit
+        for target in index.imports[hit]:
+            if target != hit and hit < imported_by_top.get(target, hit + 1):
+                imported_by_top[target] = hit
+    files = index.files
+    out: dict[int, list[Reason]] = defaultdict(list)
+    for source, hit in imports_top.items():
+        out[source].append(Reason(ReasonKind.IMPORTS, files[hit].path))
+    for target, hit in imported_by_top.items():
+        out[target].append(Reason(ReasonKind.IMPORTED_BY, files[hit].path))
+    return out
 
 
 def _recency(index: Index, file_id: int) -> Reason | None:
