@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from engine.parse.extract import SourceParser
     from engine.tokens import Tokenizer
+    from engine.units import UnitWords
 
 
 IDENTIFIER_CACHE_LIMIT = 300_000
@@ -90,10 +91,24 @@ class Analysis:
     """... and a word of its name (term id), each pair once."""
     line_prefix: npt.NDArray[np.int32]
     """Prefix sums of tokens per line, starting with 0."""
+    unit_terms: npt.NDArray[np.int32]
+    """Each declaration's distinct words (engine.units), declarations in order: term ids,
+    numbered like `terms`."""
+    unit_tf: npt.NDArray[np.uint8]
+    """Their occurrences per field (name, header, body), shape (len(unit_terms), 3)."""
+    unit_rows: npt.NDArray[np.int32]
+    """How many of unit_terms belong to each declaration."""
+    uses: bytes
+    """Which declarations use each import line (engine.units.encode_import_uses)."""
 
     def numbered(self, ids: npt.NDArray[np.int32]) -> Analysis:
         """The same analysis with term ids looked up in `ids` (local id -> index id)."""
-        return replace(self, terms=ids[self.terms], declaration_terms=ids[self.declaration_terms])
+        return replace(
+            self,
+            terms=ids[self.terms],
+            declaration_terms=ids[self.declaration_terms],
+            unit_terms=ids[self.unit_terms],
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +248,22 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis 
         generated=is_generated(text[:2000]),
         too_slow=structure.timed_out,
     )
-    return describe(_with_level_costs(parsed, prefix), text, analyser.numbering, prefix)
+    parsed, units = _with_units(parsed, text, analyser.numbering)
+    return describe(_with_level_costs(parsed, prefix), text, analyser.numbering, prefix, units)
+
+
+def _with_units(
+    parsed: ParsedFile, text: str, numbering: TermNumbering
+) -> tuple[ParsedFile, UnitWords[int]]:
+    """Each declaration's own words, and which declarations use each import line."""
+    from engine.levels import header_last_lines, split_lines  # deliberate: levels loads parse
+    from engine.units import analyse_units
+
+    lines = split_lines(text)
+    units, uses = analyse_units(
+        parsed, lines, header_last_lines(parsed), lambda part: numbering.count([part])
+    )
+    return replace(parsed, import_uses=uses), units
 
 
 def describe(
@@ -241,6 +271,7 @@ def describe(
     text: str,
     numbering: TermNumbering,
     prefix: npt.NDArray[np.int64],
+    units: UnitWords[int],
 ) -> Analysis:
     """Everything the index stores of a parsed file, its words numbered by `numbering`."""
     import numpy as np  # deliberate: numpy loads with the analysis
@@ -254,6 +285,7 @@ def describe(
         FLAG_TOO_SLOW,
         encode_declarations,
     )
+    from engine.units import encode_import_uses
 
     if len(numbering.identifiers) > IDENTIFIER_CACHE_LIMIT:
         numbering.identifiers.clear()
@@ -302,6 +334,10 @@ def describe(
         declaration_positions=np.array(positions, dtype=np.int32),
         declaration_terms=np.array(terms, dtype=np.int32),
         line_prefix=prefix.astype(np.int32),
+        unit_terms=np.array(units.words, dtype=np.int32),
+        unit_tf=units.tf,
+        unit_rows=units.rows,
+        uses=encode_import_uses(parsed.import_uses),
     )
 
 

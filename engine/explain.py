@@ -10,22 +10,17 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.model import FIELDS, Declaration, Index, Reason, ReasonKind
+from engine.model import FIELDS, Index, Reason, ReasonKind
 from engine.query import QueryAnalysis
-from engine.tables import declarations_within
+from engine.relevance import DEFAULT_DECLARATION_WEIGHTS, DeclarationWeights, match_declarations
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-MAX_MATCHED = 6
-"""Declarations kept whole by the focused level, at most, per file."""
-MATCH_SHARE = 0.4
-"""A declaration matches when its name scores at least this share of the file's best one."""
 RECENT_DAYS = 30
 """A git change younger than this is worth mentioning."""
 
@@ -115,58 +110,14 @@ _FIELDS_OF_MASK: tuple[tuple[str, ...], ...] = tuple(
 
 
 def matching_declarations(
-    index: Index, analysis: QueryAnalysis, files: set[int]
+    index: Index,
+    analysis: QueryAnalysis,
+    files: set[int],
+    weights: DeclarationWeights = DEFAULT_DECLARATION_WEIGHTS,
 ) -> dict[int, tuple[int, ...]]:
-    """Declarations whose names share words with the question, best first, per file."""
-    from engine.index import idf  # deliberate: numpy-backed helper
-
-    scores: dict[tuple[int, int], float] = defaultdict(float)
-    n = len(index.files)
-    ptr = index.postings.ptr
-    for term in analysis.terms:
-        pairs = declarations_within(index.declaration_postings, term.term_id, files)
-        if not pairs:
-            continue
-        weight = term.weight * float(idf(float(ptr[term.term_id + 1] - ptr[term.term_id]), n))
-        for key in pairs:
-            scores[key] += weight
-    per_file: dict[int, list[tuple[float, int]]] = defaultdict(list)
-    for (file_id, position), score in scores.items():
-        per_file[file_id].append((score, position))
-    matched: dict[int, tuple[int, ...]] = {}
-    for file_id, found in per_file.items():
-        decls = index.files[file_id].declarations
-        found = _innermost(found, decls)
-        # a longer name that matches as much is less specific: prefer the tighter match
-        found.sort(key=lambda x: (-x[0], decls[x[1]].end_line - decls[x[1]].start_line, x[1]))
-        best = found[0][0]
-        matched[file_id] = tuple(p for s, p in found if s >= MATCH_SHARE * best)[:MAX_MATCHED]
-    return matched
-
-
-def _innermost(
-    found: list[tuple[float, int]], decls: Sequence[Declaration]
-) -> list[tuple[float, int]]:
-    """Drop a matching class (or function) that holds another match: the focused view keeps
-    its header around the inner match anyway, and keeping it whole would keep everything.
-
-    One pass over the matches sorted by start (outer before inner): a span holds the next
-    ones while they start before it ends.
-    """
-    spans = sorted(
-        ((decls[p].start_line, -decls[p].end_line, p) for _, p in found), key=lambda x: x[:2]
-    )
-    holders: set[int] = set()
-    open_spans: list[tuple[int, int, int]] = []  # (end, declaration, start), still open
-    for start, negative_end, p in spans:
-        end = -negative_end
-        while open_spans and open_spans[-1][0] < start:
-            open_spans.pop()
-        for outer_end, outer, outer_start in open_spans:
-            if end <= outer_end and (start, end) != (outer_start, outer_end):
-                holders.add(outer)
-        open_spans.append((end, p, start))
-    return [(score, p) for score, p in found if p not in holders]
+    """Declarations that answer the question, best first, per file (engine.relevance)."""
+    terms = [(t.term_id, t.weight) for t in analysis.terms]
+    return match_declarations(index, terms, sorted(files), weights)
 
 
 def _neighbour_reasons(index: Index, top: set[int]) -> dict[int, list[Reason]]:

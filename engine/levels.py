@@ -8,7 +8,6 @@ the estimate and the text cannot drift apart.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -26,12 +25,20 @@ BRACE_LANGUAGES = frozenset(
 """Languages whose body node starts at its `{`, on the header's last line (`) error {`);
 elsewhere (Python, Ruby) the body starts on the line after the header."""
 
-ALL_HEADERS_UP_TO = 30
-"""FOCUSED shows every nested declaration's header only in files with at most this many
-declarations; in bigger ones, only top-level headers and the enclosing ones of a match."""
+ALL_HEADERS_UP_TO = 0
+"""FOCUSED with a match shows every declaration's header only in files with at most this
+many declarations; in bigger ones, only top-level types and the enclosing scopes of a match.
+30 before issue 11; 0 on TUNED (8k JSON): Pack 0.978 -> 0.983, top-10 files with code
+9.00 -> 9.43, fix lines shown 0.544 -> 0.570: signatures of what did not match cost the
+room of other files' code (the outline level shows them)."""
 CALLABLE = frozenset((DeclKind.FUNCTION, DeclKind.METHOD, DeclKind.COMPONENT))
 """Declaration kinds whose headers a big file's focused view leaves out."""
 HEAD_LINES = 40
+MATCH_LINES = 80
+"""FOCUSED keeps a matching declaration whole up to this many lines, then cuts it (with a
+marker); the planner may let the best one run to WHOLE_LINES."""
+WHOLE_LINES = 400
+"""The most lines of the best matching declaration FOCUSED ever keeps whole."""
 """Lines FOCUSED keeps of a file without declarations (config, plain text)."""
 HUGE_DECLARATIONS = 200
 """Above this many declarations the outline keeps exported ones at depth <= 1 only."""
@@ -64,49 +71,106 @@ def line_comment(language: str) -> str:
     return spec.line_comment if spec is not None else ""
 
 
+def header_last_line(decl: Declaration, brace: bool) -> int:
+    """Last line of a declaration's header as the focused view shows it: decorators to the
+    line before the body, or to the `{` line in brace languages."""
+    end = decl.body_start_line - (0 if brace else 1)
+    return end if end > decl.start_line else decl.start_line
+
+
+def header_last_lines(file: ParsedFile) -> list[int]:
+    """header_last_line of each of the file's declarations."""
+    brace = file.language in BRACE_LANGUAGES
+    return [header_last_line(decl, brace) for decl in file.declarations]
+
+
 def kept_ranges(
-    file: ParsedFile, matched: Sequence[int], line_count: int, max_matched_lines: int = 80
+    file: ParsedFile, matched: Sequence[int], line_count: int, best_lines: int = MATCH_LINES
 ) -> list[Range]:
     """Return the merged, sorted line ranges FOCUSED keeps; everything else is omitted.
 
-    Runs for every candidate on every keystroke (through level_tokens), hence the plain loops.
+    Kept: the matched declarations whole (the best one, matched[0], cut after `best_lines`,
+    the others after MATCH_LINES), declaration headers (see _shown_headers) and the
+    module-level import lines that kept code uses. Runs for every candidate on every
+    keystroke (through level_tokens), hence the plain loops.
     """
     decls = file.declarations
     if not decls:
         return [(1, min(HEAD_LINES, line_count))] if line_count > 0 else []
-    # Imports at module level only: one inside a function body is part of that body. (A
-    # `from x import (a, b)` yields one Import per name, all on the same lines.)
-    tops = sorted((d.start_line, d.end_line) for d in decls if d.depth == 0)
-    ranges = [
-        span
-        for span in {(imp.start_line, imp.end_line) for imp in file.imports}
-        if not _inside(span[0], tops)
-    ]
-    chosen = [decls[i] for i in matched if 0 <= i < len(decls)]
-    for decl in chosen:
-        cut = decl.start_line + max_matched_lines - 1
-        ranges.append((decl.start_line, cut if cut < decl.end_line else decl.end_line))
-    # Declaration headers (decorators to the line before the body, or to the `{` line in
-    # brace languages): all of them when the file is small or nothing matched; in a big file
-    # only top-level types and the enclosing scopes of a match. A big class (or a Go file of
-    # a hundred methods) shows its matching code, not a hundred signatures: the outline level
-    # is there for the rest.
-    every_header = not chosen or len(decls) <= ALL_HEADERS_UP_TO
-    shift = 0 if file.language in BRACE_LANGUAGES else 1
-    for decl in decls:
-        if (
-            not every_header
-            and (decl.depth or decl.kind in CALLABLE)
-            and not any(
-                d.depth > decl.depth and decl.start_line <= d.start_line <= decl.end_line
-                for d in chosen
-            )
-        ):
-            continue  # a big file: only its types and the scopes around the matches
-        end = decl.body_start_line - shift
-        ranges.append((decl.start_line, end if end > decl.start_line else decl.start_line))
+    valid = [i for i in matched if 0 <= i < len(decls)]
+    chosen = sorted(set(valid))
+    ranges: list[Range] = []
+    whole: set[int] = set()
+    for position in chosen:
+        decl = decls[position]
+        limit = best_lines if position == valid[0] else MATCH_LINES
+        cut = decl.start_line + limit - 1
+        last = cut if cut < decl.end_line else decl.end_line
+        ranges.append((decl.start_line, last))
+        whole.add(position)
+        # declarations nested in a kept one are kept with it (as far as it is shown)
+        for inner in range(position + 1, len(decls)):
+            if decls[inner].start_line > decl.end_line:
+                break
+            if decls[inner].start_line <= last:
+                whole.add(inner)
+    brace = file.language in BRACE_LANGUAGES
+    headers = _shown_headers(decls, chosen)
+    ranges.extend((decls[p].start_line, header_last_line(decls[p], brace)) for p in headers)
+    ranges.extend(_import_ranges(file, whole, whole.union(headers)))
     if not ranges:
         return []
+    return _merge(ranges, line_count)
+
+
+def _shown_headers(decls: Sequence[Declaration], chosen: Sequence[int]) -> list[int]:
+    """Declarations whose header the focused view shows: all of them when nothing matched
+    (or the file has at most ALL_HEADERS_UP_TO); else only top-level types and the enclosing
+    scopes of a match. A big class (or a Go file of a hundred methods) shows its matching
+    code, not a hundred signatures: the outline level is there for the rest."""
+    if not chosen or len(decls) <= ALL_HEADERS_UP_TO:
+        return list(range(len(decls)))
+    inner = [decls[p] for p in chosen]
+    return [
+        position
+        for position, decl in enumerate(decls)
+        if not (decl.depth or decl.kind in CALLABLE)
+        or any(
+            d.depth > decl.depth and decl.start_line <= d.start_line <= decl.end_line for d in inner
+        )
+    ]
+
+
+def _import_ranges(file: ParsedFile, whole: set[int], shown: set[int]) -> list[Range]:
+    """Module-level import lines to keep: every one when the index does not know which
+    declarations use which (an index built without engine.units); otherwise the lines a
+    kept declaration's code (or a shown header) uses, with the first and last line of
+    their statement so that a cut statement still reads as one."""
+    from engine.units import module_import_lines  # deliberate: small, avoids a cycle at import
+
+    spans = module_import_lines(file)
+    uses = file.import_uses
+    if uses is None:
+        return spans
+    used = {
+        use.line
+        for use in uses
+        if any(p in whole for p in use.users) or any(p in shown for p in use.header_users)
+    }
+    if not used:
+        return []
+    ranges: list[Range] = []
+    for first, last in spans:
+        inside = [line for line in range(first, last + 1) if line in used]
+        if inside:
+            ranges.extend(((first, first), (last, last)))
+            ranges.extend((line, line) for line in inside)
+    return ranges
+
+
+def _merge(ranges: list[Range], line_count: int) -> list[Range]:
+    """Sort and merge touching ranges; trim to the text (a parse older than the text may
+    point past its end)."""
     ranges.sort()
     merged: list[Range] = []
     current_first, current_last = ranges[0]
@@ -118,7 +182,6 @@ def kept_ranges(
             merged.append((current_first, current_last))
             current_first, current_last = first, last
     merged.append((current_first, current_last))
-    # A parse older than the text may point past its end: trim the tail.
     while merged and merged[-1][0] > line_count:
         merged.pop()
     if merged and merged[-1][1] > line_count:
@@ -126,12 +189,6 @@ def kept_ranges(
     if merged and merged[0][0] < 1:
         merged[0] = (1, merged[0][1])
     return merged
-
-
-def _inside(line: int, spans: list[Range]) -> bool:
-    """True when `line` falls inside one of the sorted, non-overlapping spans."""
-    position = bisect.bisect_right(spans, (line, 1 << 30)) - 1
-    return position >= 0 and spans[position][0] <= line <= spans[position][1]
 
 
 def omission_marker(language: str, first: int, last: int) -> str:
@@ -156,14 +213,14 @@ def render_level(
     matched: tuple[int, ...] = (),
     *,
     line_numbers: bool = False,
-    max_matched_lines: int = 80,
+    best_lines: int = MATCH_LINES,
 ) -> str:
     """Return the content of one file at `level` (no header or fence; the renderers add those).
 
     Args:
-        matched: indexes into file.declarations kept whole by FOCUSED.
+        matched: indexes into file.declarations kept whole by FOCUSED, best first.
         line_numbers: prefix source lines with "NNN | " (markers get a blank gutter).
-        max_matched_lines: a matched declaration longer than this is cut, with a marker.
+        best_lines: FOCUSED cuts the best matched declaration after this many lines.
     """
     if level is Level.OFF:
         return ""
@@ -175,7 +232,7 @@ def render_level(
         return "".join(_numbered(width, i, line) + "\n" for i, line in enumerate(lines, 1))
     if level is Level.OUTLINE:
         return render_outline(file)
-    return _render_focused(file, lines, matched, line_numbers, max_matched_lines)
+    return _render_focused(file, lines, matched, line_numbers, best_lines)
 
 
 def _numbered(width: int, number: int | None, line: str) -> str:
@@ -188,9 +245,9 @@ def _render_focused(
     lines: list[str],
     matched: Sequence[int],
     line_numbers: bool,
-    max_matched_lines: int,
+    best_lines: int,
 ) -> str:
-    kept = kept_ranges(file, matched, len(lines), max_matched_lines)
+    kept = kept_ranges(file, matched, len(lines), best_lines)
     width = len(str(len(lines)))
     out: list[tuple[int | None, str]] = []  # (line number or None for a marker, text)
     position = 1
@@ -262,7 +319,7 @@ def level_tokens(
     matched: tuple[int, ...] = (),
     *,
     line_numbers: bool = False,
-    max_matched_lines: int = 80,
+    best_lines: int = MATCH_LINES,
 ) -> int:
     """Estimate the tokens of `render_level`'s output from cached counts only (no tokenizer).
 
@@ -281,7 +338,7 @@ def level_tokens(
     line_count = int(index.line_tokens_ptr[file_id + 1]) - start - 1
     return focused_tokens(
         file, index.line_tokens, start, line_count, matched,
-        line_numbers=line_numbers, max_matched_lines=max_matched_lines,
+        line_numbers=line_numbers, best_lines=best_lines,
     )  # fmt: skip
 
 
@@ -293,11 +350,11 @@ def focused_tokens(
     matched: tuple[int, ...] = (),
     *,
     line_numbers: bool = False,
-    max_matched_lines: int = 80,
+    best_lines: int = MATCH_LINES,
 ) -> int:
     """Estimate the focused view's tokens from a file's per-line prefix sums, which start at
     `start` in `prefix_sums` (the index's flat array, or the file's own with start 0)."""
-    ranges = kept_ranges(file, matched, line_count, max_matched_lines)
+    ranges = kept_ranges(file, matched, line_count, best_lines)
     # One gather of the prefix sums needed, then plain sums: P[0], P[a1-1], P[b1], ..., P[n].
     bounds = [start]
     for first, last in ranges:

@@ -233,6 +233,18 @@ class Import:
 
 
 @dataclass(frozen=True, slots=True)
+class ImportUse:
+    """Which declarations use one module-level import line (see engine.units)."""
+
+    line: int
+    """The import line, 1-based."""
+    users: tuple[int, ...]
+    """Positions of declarations whose own body uses a name the line imports."""
+    header_users: tuple[int, ...]
+    """Positions of declarations whose header (signature, decorators) uses one."""
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedFile:
     """Everything the index keeps about one file."""
 
@@ -270,6 +282,9 @@ class ParsedFile:
     file is analysed); -1 when not computed."""
     focused_tokens: int = -1
     """Estimated tokens of the focused level when no declaration matches; -1 when unknown."""
+    import_uses: Sequence[ImportUse] | None = None
+    """Per module-level import line, the declarations using it, so the focused view keeps
+    only the imports its code needs; None when unknown (then it keeps every import)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,9 +409,12 @@ class PlanEntry:
     pinned: bool = False
     """The user pinned the file."""
     matched_declarations: tuple[int, ...] = ()
-    """Declarations kept whole in the focused level."""
+    """Declarations kept whole in the focused level, best first."""
     reasons: tuple[Reason, ...] = ()
     """The ranking's evidence for this file, carried into the JSON pack."""
+    best_lines: int = 80
+    """Lines of the best matched declaration the focused level keeps before cutting it
+    (engine.levels.MATCH_LINES, or up to WHOLE_LINES when the planner keeps it whole)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -524,6 +542,28 @@ FIELDS: tuple[str, ...] = ("name", "folders", "exported", "declarations", "docs"
 
 
 @dataclass(slots=True)
+class UnitIndex:
+    """Every declaration as a small document (engine.units): rows of (term, tf per field).
+
+    Declarations are numbered across files in path order: file f's are
+    file_ptr[f] .. file_ptr[f + 1] - 1, in their file's order; declaration d's rows are
+    row_ptr[d] .. row_ptr[d + 1] - 1.
+    """
+
+    file_ptr: npt.NDArray[np.int64]
+    """First declaration number of each file; length = files + 1."""
+    row_ptr: npt.NDArray[np.int64]
+    """First row of each declaration; length = declarations + 1."""
+    terms: npt.NDArray[np.int32]
+    """Term id of each row."""
+    tf: npt.NDArray[np.uint8]
+    """Occurrences per field (name, header, body) of each row, shape (rows, 3); saturating
+    at 255, far past where scoring saturates, in one byte each."""
+    length: npt.NDArray[np.float32]
+    """Words in each declaration's header and body, for length normalisation."""
+
+
+@dataclass(slots=True)
 class Index:
     """A repository ready to be queried on every keystroke.
 
@@ -572,6 +612,9 @@ class Index:
     """Files left out of the index."""
     path_ids: Mapping[str, int] = field(default_factory=dict)
     """Path -> file id."""
+    units: UnitIndex | None = None
+    """Each declaration's words, for scoring declarations (engine.relevance); None in an
+    index built by hand without them (then no declaration matches by its words)."""
 
     def tokens_of_lines(self, file_id: int, first: int, last: int) -> int:
         """Tokens of lines first..last (1-based, inclusive) of a file, from the cached counts."""

@@ -31,9 +31,10 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 FORMAT = "ctxtui-index"
-VERSION = 6
-"""Bump when the layout or the meaning of any stored number changes."""
-MAGIC = b"CTXTUI\x00\x06"
+VERSION = 7
+"""Bump when the layout or the meaning of any stored number changes (7: each declaration's
+words and each file's import uses, engine.units)."""
+MAGIC = b"CTXTUI\x00\x07"
 """First bytes of a cache file."""
 ALIGN = 64
 """Every array starts at a multiple of this many bytes (cache lines; numpy's own rule)."""
@@ -73,6 +74,12 @@ SCHEMA: dict[str, tuple[str, str, int]] = {
     "decl_files": ("<i4", "declaration postings", 0),
     "decl_positions": ("<i4", "declaration postings", 0),
     "edges": ("<i4", "edges", 2),
+    "uses_blob": ("|u1", "import use bytes", 0),
+    "uses_ptr": ("<i8", "files+1", 0),
+    "unit_ptr": ("<i8", "declarations+1", 0),
+    "unit_terms": ("<i4", "declaration words", 0),
+    "unit_tf": ("|u1", "declaration words", 3),
+    "unit_length": ("<f4", "declarations", 0),
 }
 """Every array of a cache file: its dtype, what its length counts, its row width."""
 
@@ -256,6 +263,9 @@ def check_arrays(arrays: Arrays, languages: int) -> None:
         "postings": len(arrays["post_docs"]),
         "declaration postings": len(arrays["decl_files"]),
         "edges": len(arrays["edges"]),
+        "import use bytes": len(arrays["uses_blob"]),
+        "declarations": len(arrays["unit_length"]),
+        "declaration words": len(arrays["unit_terms"]),
     }
     if lengths["terms"] < 0:
         raise StaleCache("arrays of the wrong shape")
@@ -267,7 +277,8 @@ def check_arrays(arrays: Arrays, languages: int) -> None:
         ("path_ptr", "path bytes"), ("record_ptr", "declaration bytes"),
         ("import_ptr", "import bytes"), ("line_ptr", "line entries"),
         ("vocab_ptr", "vocabulary bytes"), ("post_ptr", "postings"),
-        ("decl_ptr", "declaration postings"),
+        ("decl_ptr", "declaration postings"), ("uses_ptr", "import use bytes"),
+        ("unit_ptr", "declaration words"),
     ):  # fmt: skip
         _check_offsets(arrays[ptr], lengths[target])
     files = lengths["files"]
@@ -276,6 +287,9 @@ def check_arrays(arrays: Arrays, languages: int) -> None:
     _check_ids(arrays["edges"], files)
     _check_ids(arrays["roles"], len(Role))
     _check_ids(arrays["file_language"], languages)
+    _check_ids(arrays["unit_terms"], lengths["terms"])
+    if lengths["declarations"] != int(arrays["file_declarations"].astype(np.int64).sum()):
+        raise StaleCache("declaration words do not match the declarations")
     if len(arrays["decl_files"]):
         owned = arrays["file_declarations"][arrays["decl_files"]]
         if (arrays["decl_positions"] < 0).any() or (arrays["decl_positions"] >= owned).any():

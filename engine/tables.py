@@ -16,6 +16,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, overload
 
 from engine.model import Declaration, DeclKind, GitSignal, Import, ParsedFile
+from engine.units import decode_import_uses
 
 if TYPE_CHECKING:
     import numpy as np
@@ -162,6 +163,7 @@ class FileTable(Sequence[ParsedFile]):
         """The stored per-file columns (store.SCHEMA), by name."""
         self._records = Blobs(arrays["record_blob"], arrays["record_ptr"])
         self._imports = Blobs(arrays["import_blob"], arrays["import_ptr"])
+        self._uses = Blobs(arrays["uses_blob"], arrays["uses_ptr"])
         self._made: list[ParsedFile | None] = [None] * len(paths)
 
     def __len__(self) -> int:
@@ -199,7 +201,7 @@ class FileTable(Sequence[ParsedFile]):
     def _make(self, i: int) -> ParsedFile:
         a = self.arrays
         flags = int(a["file_flags"][i])
-        records, imports = self._records, self._imports
+        records, imports, uses = self._records, self._imports, self._uses
         return ParsedFile(
             path=self.paths[i],
             language=self.languages[int(a["file_language"][i])],
@@ -218,6 +220,7 @@ class FileTable(Sequence[ParsedFile]):
             too_slow=bool(flags & FLAG_TOO_SLOW),
             outline_tokens=int(a["file_outline"][i]),
             focused_tokens=int(a["file_focused"][i]),
+            import_uses=Deferred(lambda: decode_import_uses(uses.get(i)) or ()),
         )
 
 

@@ -381,8 +381,9 @@ class Workspace:
         parsed = index.files[entry.file_id]
         text = self._texts.read(index, parsed.path)
         content = engine.render_level(
-            parsed, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
-        )
+            parsed, text, entry.level, entry.matched_declarations, line_numbers=line_numbers,
+            best_lines=entry.best_lines,
+        )  # fmt: skip
         return self.redact_text(content, parsed.path, original=text, redact=redact)[0]
 
     def redact_text(

@@ -126,8 +126,9 @@ def _file_content(
         note = f"… file could not be read: {error.strerror or error}"
         return (f"{comment} {note}\n" if comment else note + "\n"), ""
     content = render_level(
-        file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers
-    )
+        file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers,
+        best_lines=entry.best_lines,
+    )  # fmt: skip
     return content, text
 
 

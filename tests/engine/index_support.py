@@ -81,4 +81,22 @@ def index_content(index: Index) -> dict[str, object]:
         "git": dict(zip(paths, index.git, strict=True)),
         "terms_sorted": list(index.terms_sorted),
         "skipped": index.skipped,
+        "units": unit_words(index, paths, words),
     }
+
+
+def unit_words(
+    index: Index, paths: list[str], words: dict[int, str]
+) -> dict[tuple[str, int, str], tuple[int, ...]]:
+    """Each declaration's words per field (engine.units), keyed by path, position and word."""
+    units = index.units
+    assert units is not None
+    out = {}
+    for file_id, path in enumerate(paths):
+        first = int(units.file_ptr[file_id])
+        for position in range(int(units.file_ptr[file_id + 1]) - first):
+            start, end = units.row_ptr[first + position], units.row_ptr[first + position + 1]
+            for row in range(int(start), int(end)):
+                key = (path, position, words[int(units.terms[row])])
+                out[key] = tuple(units.tf[row].tolist())
+    return out

@@ -1,9 +1,9 @@
 """Levels of detail on hand-built parses: exact kept lines, markers with exact ranges, outlines,
 and estimates held against the text they estimate."""
 
-
-
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 from test_levels_cases import (
@@ -59,12 +59,11 @@ def test_full_with_line_numbers_pads_to_the_widest_number(
 def test_focused_keeps_the_matched_method_whole_under_its_class_signature(
     fixture: tuple[Index, dict[str, str]],
 ) -> None:
+    # only the imports the kept code uses (`os` is not); no signatures of what did not match
     assert (
         focused(fixture, "store.py", 2)
         == '''\
-"""Session storage for the web app."""
-
-import os
+# … lines 1–3 omitted
 from typing import (
     Any,
     Optional,
@@ -74,10 +73,7 @@ TIMEOUT = 30
 
 
 class SessionStore:
-    """Keep sessions in memory."""
-
-    def __init__(self, path: str) -> None:
-        # … lines 16–17 omitted
+    # … lines 13–17 omitted
 
     def get_session(self, key: str) -> Optional[Any]:
         """Return the session stored under key."""
@@ -86,17 +82,26 @@ class SessionStore:
             return None
         return value
 
-    def save(self, key: str, value: Any) -> None:
-        # … lines 27–28 omitted
-
-
-@cached
-def load_store(
-    path: str,
-) -> SessionStore:
-    # … lines 35–37 omitted
+    # … lines 26–37 omitted
 '''
     )
+
+
+def test_focused_keeps_every_import_when_the_index_does_not_know_their_uses(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    index, texts = fixture
+    file = dataclasses.replace(index.files[index.path_ids["store.py"]], import_uses=None)
+    text = render_level(file, texts["store.py"], Level.FOCUSED, (2,))
+    assert "\nimport os\nfrom typing import (\n" in text
+
+
+def test_focused_keeps_the_imports_of_a_kept_body_and_signature(
+    fixture: tuple[Index, dict[str, str]],
+) -> None:
+    # save() calls os.makedirs in its body and names Any in its signature
+    text = focused(fixture, "store.py", 3)
+    assert "\nimport os\nfrom typing import (\n    Any,\n" in text
 
 
 def test_focused_uses_the_languages_comment_for_markers(
@@ -108,22 +113,17 @@ def test_focused_uses_the_languages_comment_for_markers(
 import { readFile } from "fs";
 import path from "path";
 
-/** Parse a config file. */
-export function parseConfig(text) {
-  // … lines 6–8 omitted
+// … lines 4–8 omitted
 
 export class Loader {
-  constructor(root) {
-    // … lines 12–13 omitted
+  // … lines 11–13 omitted
 
   async load(name) {
     const file = path.join(this.root, name);
     const text = await readFile(file, "utf8");
     return parseConfig(text);
   }
-}
-
-const helper = (x) => x * 2;
+// … lines 20–22 omitted
 """
     )
 
@@ -161,10 +161,10 @@ func newStore() *Store {
 def test_focused_cuts_a_long_matched_declaration_with_a_marker(
     fixture: tuple[Index, dict[str, str]],
 ) -> None:
-    text = focused(fixture, "loader.js", 3, max_matched_lines=3)
+    text = focused(fixture, "loader.js", 3, best_lines=3)
     assert "  async load(name) {\n    const file = path.join(this.root, name);\n" in text
     assert '    const text = await readFile(file, "utf8");\n' in text
-    assert "    // … lines 18–20 omitted\n\nconst helper" in text
+    assert text.endswith("    // … lines 18–22 omitted\n")
     assert "return parseConfig" not in text
 
 
@@ -181,7 +181,7 @@ def test_focused_cuts_at_80_lines_by_default() -> None:
     assert len(out.split("\n")) == 82  # 80 kept lines, the marker, the final newline
 
 
-def test_focused_markdown_keeps_matched_sections_and_other_headings(
+def test_focused_markdown_keeps_the_matched_section_under_its_heading(
     fixture: tuple[Index, dict[str, str]],
 ) -> None:
     assert (
@@ -196,13 +196,7 @@ def test_focused_markdown_keeps_matched_sections_and_other_headings(
 Run pip install.
 Then run it.
 
-## Configure
-
-… lines 13–14 omitted
-
-### Advanced
-
-… lines 18–19 omitted
+… lines 11–19 omitted
 """
     )
 
@@ -219,8 +213,8 @@ def test_focused_line_numbers_leave_markers_unnumbered(
     fixture: tuple[Index, dict[str, str]],
 ) -> None:
     text = focused(fixture, "store.py", 2, line_numbers=True)
-    assert "15 |     def __init__(self, path: str) -> None:\n" in text
-    assert "   |         # … lines 16–17 omitted\n" in text
+    assert "19 |     def get_session(self, key: str) -> Optional[Any]:\n" in text
+    assert "   |     # … lines 13–17 omitted\n18 |\n" in text
 
 
 def test_focused_never_duplicates_and_keeps_source_order(

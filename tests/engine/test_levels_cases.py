@@ -13,7 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.levels import header_last_lines, split_lines
 from engine.model import Declaration, DeclKind, Import, Index, ParsedFile, Postings
+from engine.units import analyse_units
+from engine.words import count_words
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -239,7 +242,7 @@ def parsed_file(
         )
         for d in decls
     )
-    return ParsedFile(
+    parsed = ParsedFile(
         path,
         language,
         len(text.encode()),
@@ -250,6 +253,9 @@ def parsed_file(
         counted,
         imports,
     )
+    # which declarations use which import lines, as the indexer finds it
+    _, uses = analyse_units(parsed, split_lines(text), header_last_lines(parsed), count_words)
+    return dataclasses.replace(parsed, import_uses=uses)
 
 
 def make_index(

@@ -4,8 +4,6 @@ Golden files live in tests/engine/golden/; set CTXTUI_UPDATE_GOLDEN=1 to rewrite
 read the diff like code.
 """
 
-
-
 from __future__ import annotations
 
 import json
@@ -137,7 +135,7 @@ def test_json_pack_has_the_documented_schema() -> None:
     assert isinstance(first["tokens"], int) and isinstance(first["score"], float)
     assert first["reasons"][1] == {"kind": "word", "detail": "session", "fields": ["name", "body"]}
     assert first["tokens"] == WordCounter().count(first["content"])
-    assert "# … lines 16–17 omitted" in first["content"]
+    assert "# … lines 13–17 omitted" in first["content"]
 
 
 def file_view(content: str) -> FileView:

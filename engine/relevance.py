@@ -1,0 +1,189 @@
+"""Score declarations for the whole question, each like a small document of its own.
+
+The focused view keeps whole the declarations that answer the question. One that merely shares
+a common word with it in its name (`detect` -> detect_legacy_windows) must lose to the one whose
+code does what the question asks (a `size` property whose body calls os.get_terminal_size). So
+each declaration is scored on its own words (engine.units: name, header with the doc sentence,
+own body): BM25F with the question's term weights and idf, times a coverage factor for the
+share of the question's weight it matches. One vectorised pass over the rows of the given
+files' declarations, so it runs on every keystroke for the files a ranking returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.model import Declaration, DeclKind, Index
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+
+@dataclass(frozen=True, slots=True)
+class DeclarationWeights:
+    """Every tuning number of declaration scoring and matching, named. Chosen on the TUNED
+    DEV case files by scripts/pack_eval.py's Lines|code (the share of the real fix's lines
+    that the pack shows of gold files it holds with code); see each comment."""
+
+    field_weights: tuple[float, float, float] = (3.0, 2.0, 1.0)
+    """BM25F weight of the name, header and body fields."""
+    k1: float = 1.2
+    """Saturation of a word's weighted count."""
+    b: float = 0.75
+    """Body length normalisation (against the mean declaration of the repository)."""
+    coverage_floor: float = 0.3
+    """score x (floor + (1 - floor) x share of the question's weight the declaration has):
+    a declaration that matches several of the question's words beats one that repeats one."""
+    match_share: float = 0.4
+    """A declaration matches when it scores at least this share of its file's best."""
+    max_matched: int = 6
+    """Declarations matched per file, at most (the planner may keep fewer)."""
+    whole_callable_lines: int = 80
+    """A matching function or method at most this long that holds other matches (closures,
+    nested helpers) is kept whole in their stead; a longer one, or a class, keeps only its
+    header around them."""
+
+
+DEFAULT_DECLARATION_WEIGHTS = DeclarationWeights()
+CALLABLE = frozenset((DeclKind.FUNCTION, DeclKind.METHOD, DeclKind.COMPONENT))
+"""Kinds whose body is code rather than a list of members."""
+
+
+def match_declarations(
+    index: Index,
+    terms: Sequence[tuple[int, float]],
+    files: Sequence[int],
+    weights: DeclarationWeights = DEFAULT_DECLARATION_WEIGHTS,
+) -> dict[int, tuple[int, ...]]:
+    """Declarations that answer the question, best first, per file: each scored on its own
+    words, kept when it scores at least a share of its file's best.
+
+    Args:
+        terms: (term id, query weight) of each question word.
+        files: the files whose declarations to match.
+    """
+    matched: dict[int, tuple[int, ...]] = {}
+    for file_id, found in score_declarations(index, terms, files, weights).items():
+        decls = index.files[file_id].declarations
+        found = _nested_once(found, decls, weights.whole_callable_lines)
+        # a longer declaration that scores as much is less specific: prefer the tighter one
+        found.sort(key=lambda x: (-x[0], decls[x[1]].end_line - decls[x[1]].start_line, x[1]))
+        best = found[0][0]
+        kept = [p for s, p in found if s >= weights.match_share * best]
+        matched[file_id] = tuple(kept[: weights.max_matched])
+    return matched
+
+
+def _nested_once(
+    found: list[tuple[float, int]], decls: Sequence[Declaration], whole_lines: int
+) -> list[tuple[float, int]]:
+    """Resolve matches nested in other matches, so no line is kept twice: a short function
+    holding matches is kept whole in their stead (with the best score among them); any other
+    holder (a class, a long function) is dropped, since the focused view keeps its header
+    around the inner match anyway and keeping it whole would keep everything.
+
+    One pass over the matches sorted by start (outer before inner): a span holds the next
+    ones while they start before it ends.
+    """
+    spans = sorted(
+        ((decls[p].start_line, -decls[p].end_line, p) for _, p in found), key=lambda x: x[:2]
+    )
+    holders: set[int] = set()
+    absorbed: dict[int, int] = {}  # inner match -> the short function keeping it
+    open_spans: list[tuple[int, int, int]] = []  # (end, declaration, start), outer first
+    for start, negative_end, p in spans:
+        end = -negative_end
+        while open_spans and open_spans[-1][0] < start:
+            open_spans.pop()
+        around = [
+            outer
+            for outer_end, outer, outer_start in open_spans
+            if end <= outer_end and (start, end) != (outer_start, outer_end)
+        ]
+        keeper = next((o for o in around if _kept_whole(decls[o], whole_lines)), None)
+        if keeper is not None:
+            absorbed[p] = keeper
+        else:
+            holders.update(around)
+        open_spans.append((end, p, start))
+    score = dict((p, s) for s, p in found)
+    for inner, keeper in absorbed.items():
+        score[keeper] = max(score[keeper], score[inner])
+    return [(score[p], p) for _, p in found if p not in holders and p not in absorbed]
+
+
+def _kept_whole(decl: Declaration, whole_lines: int) -> bool:
+    return decl.kind in CALLABLE and decl.end_line - decl.start_line < whole_lines
+
+
+def score_declarations(
+    index: Index,
+    terms: Sequence[tuple[int, float]],
+    files: Sequence[int],
+    weights: DeclarationWeights = DEFAULT_DECLARATION_WEIGHTS,
+) -> dict[int, list[tuple[float, int]]]:
+    """Return, per file id of `files`, (score, declaration position) of every declaration
+    that has a word of the question, in no particular order.
+
+    Args:
+        terms: (term id, query weight) of each question word; the index's idf is applied here.
+        files: the files whose declarations to score (a ranking's files).
+    """
+    import numpy as np  # deliberate: numpy loads with the index
+
+    from engine.index import idf  # deliberate: numpy-backed, the ranking's own formula
+
+    units = index.units
+    if units is None or not terms or not files or len(units.terms) == 0:
+        return {}
+    ids = np.array([t for t, _ in terms], dtype=np.int64)
+    ptr = index.postings.ptr
+    query = np.zeros(len(ptr), dtype=np.float64)
+    document_frequency = (ptr[ids + 1] - ptr[ids]).astype(np.float64)
+    term_weight = np.array([w for _, w in terms]) * idf(document_frequency, len(index.files))
+    np.add.at(query, ids, term_weight)
+    total = float(query.sum())
+    wanted = np.unique(np.asarray(files, dtype=np.int64))
+    rows = _rows_of_files(units.file_ptr, units.row_ptr, wanted)
+    row_weight = query[units.terms[rows]]
+    hit = np.flatnonzero(row_weight > 0)
+    if len(hit) == 0 or total <= 0:
+        return {}
+    rows, row_weight = rows[hit], row_weight[hit]
+    unit = np.searchsorted(units.row_ptr, rows, side="right") - 1
+    tf = units.tf[rows].astype(np.float64)
+    length = units.length
+    average = float(length.mean()) or 1.0
+    norm = 1.0 - weights.b + weights.b * length[unit] / average
+    name_w, header_w, body_w = weights.field_weights
+    weighted = name_w * tf[:, 0] + header_w * tf[:, 1] + body_w * tf[:, 2] / norm
+    saturated = weighted * (weights.k1 + 1.0) / (weighted + weights.k1)
+    found, slot = np.unique(unit, return_inverse=True)
+    coverage = np.bincount(slot, weights=row_weight, minlength=len(found)) / total
+    factor = weights.coverage_floor + (1.0 - weights.coverage_floor) * np.minimum(coverage, 1.0)
+    score = np.bincount(slot, weights=row_weight * saturated, minlength=len(found)) * factor
+    owner = np.searchsorted(units.file_ptr, found, side="right") - 1
+    position = found - units.file_ptr[owner]
+    out: dict[int, list[tuple[float, int]]] = {}
+    for file_id, pos, value in zip(owner.tolist(), position.tolist(), score.tolist(), strict=True):
+        out.setdefault(file_id, []).append((value, pos))
+    return out
+
+
+def _rows_of_files(
+    file_ptr: npt.NDArray[np.int64], row_ptr: npt.NDArray[np.int64], files: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """Row numbers of every declaration of `files`, concatenated."""
+    import numpy as np  # deliberate: see score_declarations
+
+    starts = row_ptr[file_ptr[files]]
+    ends = row_ptr[file_ptr[files + 1]]
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return shift + np.arange(total, dtype=np.int64)

@@ -1,0 +1,191 @@
+"""Each declaration as a small document: its own words, and the imports its code uses.
+
+The focused view keeps whole the declarations that answer the question, and only the imports
+that kept code uses. Both need what each declaration says apart from the rest of its file, so
+a file's lines are shared out once, at index time: a declaration owns the lines of its span
+that no nested declaration owns (a class its header and attributes, each method its own lines),
+split into its header (decorators and signature, as the focused view shows them) and its body.
+Its words per field (name, header with the doc sentence, body) become rows of the unit index;
+the identifiers it uses decide which module-level import lines it needs (`ImportUse`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from engine.model import Declaration, ImportUse, ParsedFile
+from engine.words import IDENTIFIER
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+UNIT_FIELDS = ("name", "header", "body")
+"""The fields of a declaration's document, in the column order of `UnitIndex.tf`."""
+IMPORT_KEYWORDS = frozenset(
+    "import from as use require include using package static type typeof const let var pub "
+    "crate self super mod extern namespace export default".split()
+)
+"""Words of import statements that name no imported thing."""
+Word = TypeVar("Word")
+"""A word as the caller numbers it: its text, or a term id."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitWords(Generic[Word]):
+    """One file's declarations as documents: their words (strings, or a process's term ids)
+    and how often each field has them."""
+
+    words: list[Word]
+    """Distinct index words of each declaration, concatenated in declaration order."""
+    tf: npt.NDArray[np.uint8]
+    """Occurrences of each of those words per field (UNIT_FIELDS), shape (len(words), 3),
+    saturating at 255."""
+    rows: npt.NDArray[np.int32]
+    """How many of `words` belong to each declaration, in declaration order."""
+
+
+def own_lines(
+    decls: Sequence[Declaration], line_count: int, header_last: Sequence[int]
+) -> tuple[list[int], list[bool]]:
+    """Return, for lines 1..line_count (index 0 unused), the position of the innermost
+    declaration holding the line (-1 for module level) and whether it is a header line.
+
+    Declarations come in source order, outer before inner, so a later one overwrites.
+    """
+    owner = [-1] * (line_count + 1)
+    header = [False] * (line_count + 1)
+    for position, decl in enumerate(decls):
+        first, last = max(decl.start_line, 1), min(decl.end_line, line_count)
+        if last < first:
+            continue
+        owner[first : last + 1] = [position] * (last - first + 1)
+        header[first : last + 1] = [False] * (last - first + 1)
+        head = min(max(header_last[position], first), last)
+        header[first : head + 1] = [True] * (head - first + 1)
+    return owner, header
+
+
+def module_import_lines(file: ParsedFile) -> list[tuple[int, int]]:
+    """Distinct (first, last) spans of the file's import statements at module level (an
+    import inside a function body is part of that body), in source order."""
+    import bisect
+
+    tops = sorted((d.start_line, d.end_line) for d in file.declarations if d.depth == 0)
+    spans = set()
+    for imp in file.imports:
+        position = bisect.bisect_right(tops, (imp.start_line, 1 << 30)) - 1
+        if position >= 0 and tops[position][0] <= imp.start_line <= tops[position][1]:
+            continue
+        spans.add((imp.start_line, imp.end_line))
+    return sorted(spans)
+
+
+def analyse_units(
+    file: ParsedFile,
+    lines: Sequence[str],
+    header_last: Sequence[int],
+    count: Callable[[str], Mapping[Word, int]],
+) -> tuple[UnitWords[Word], tuple[ImportUse, ...]]:
+    """Collect each declaration's words per field and the import lines its code uses.
+
+    Args:
+        file: the parsed file (declarations and imports).
+        lines: its text split into lines (no line ends).
+        header_last: per declaration, the last line of its header as the focused view shows it.
+        count: counts the index words of a text (the indexer's own word numbering).
+    """
+    import numpy as np  # deliberate: numpy loads with the index
+
+    decls = file.declarations
+    owner, header = own_lines(decls, len(lines), header_last)
+    # per declaration: the text of its own header lines and of its own body lines
+    texts: list[tuple[list[str], list[str]]] = [([], []) for _ in decls]
+    start = 1
+    for number in range(2, len(lines) + 2):
+        if number <= len(lines) and (owner[number], header[number]) == (
+            owner[start],
+            header[start],
+        ):
+            continue
+        position = owner[start]
+        if position >= 0:
+            texts[position][0 if header[start] else 1].extend(lines[start - 1 : number - 1])
+        start = number
+    words: list[Word] = []
+    counts: list[list[int]] = []
+    rows: list[int] = []
+    for decl, (head, body) in zip(decls, texts, strict=True):
+        per_word: dict[Word, list[int]] = {}
+        fields = (decl.name, "\n".join([*head, decl.doc]), "\n".join(body))
+        for field, text in enumerate(fields):
+            for word, n in count(text).items():
+                per_word.setdefault(word, [0, 0, 0])[field] += n
+        words.extend(per_word)
+        counts.extend(per_word.values())
+        rows.append(len(per_word))
+    ceiling = np.iinfo(np.uint8).max
+    tf = np.minimum(np.array(counts, dtype=np.int64).reshape(-1, 3), ceiling).astype(np.uint8)
+    units = UnitWords(words, tf, np.array(rows, dtype=np.int32))
+    identifiers = [
+        (set(IDENTIFIER.findall("\n".join(head))), set(IDENTIFIER.findall("\n".join(body))))
+        for head, body in texts
+    ]
+    return units, _import_uses(file, lines, identifiers)
+
+
+def _import_uses(
+    file: ParsedFile, lines: Sequence[str], idents: list[tuple[set[str], set[str]]]
+) -> tuple[ImportUse, ...]:
+    """Which declarations use each module-level import line: a line is used by a declaration
+    whose own code (or header) has one of the identifiers the line imports."""
+    by_identifier: dict[str, list[int]] = {}
+    numbers: set[int] = set()
+    for first, last in module_import_lines(file):
+        for number in range(max(first, 1), min(last, len(lines)) + 1):
+            if number in numbers:
+                continue
+            numbers.add(number)
+            for identifier in set(IDENTIFIER.findall(lines[number - 1])) - IMPORT_KEYWORDS:
+                by_identifier.setdefault(identifier, []).append(number)
+    if not numbers:
+        return ()
+    users: dict[int, tuple[set[int], set[int]]] = {n: (set(), set()) for n in numbers}
+    imported = by_identifier.keys()
+    for position, (head, body) in enumerate(idents):
+        for column, found in ((1, head), (0, body)):
+            for identifier in imported & found:
+                for number in by_identifier[identifier]:
+                    users[number][column].add(position)
+    return tuple(
+        ImportUse(n, tuple(sorted(users[n][0])), tuple(sorted(users[n][1]))) for n in sorted(users)
+    )
+
+
+def encode_import_uses(uses: Sequence[ImportUse] | None) -> bytes:
+    """The stored form of a file's import uses ("null" when unknown)."""
+    rows = None if uses is None else [[u.line, list(u.users), list(u.header_users)] for u in uses]
+    return json.dumps(rows, separators=(",", ":")).encode("ascii")
+
+
+def decode_import_uses(data: bytes) -> tuple[ImportUse, ...] | None:
+    """Read back `encode_import_uses` (an empty record is unknown)."""
+    rows = json.loads(data.decode("ascii")) if data else None
+    if rows is None:
+        return None
+    return tuple(ImportUse(int(r[0]), tuple(map(int, r[1])), tuple(map(int, r[2]))) for r in rows)
+
+
+def unit_lengths(
+    row_ptr: npt.NDArray[np.int64], tf: npt.NDArray[np.uint8]
+) -> npt.NDArray[np.float32]:
+    """Words in each declaration's header and body (for length normalisation)."""
+    import numpy as np  # deliberate: numpy loads with the index
+
+    declarations = len(row_ptr) - 1
+    unit_of_row = np.repeat(np.arange(declarations, dtype=np.int64), np.diff(row_ptr))
+    words = tf[:, 1].astype(np.float64) + tf[:, 2]
+    return np.bincount(unit_of_row, weights=words, minlength=declarations).astype(np.float32)

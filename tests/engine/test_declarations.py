@@ -1,0 +1,179 @@
+"""Declarations as small documents: their own words, the imports their code uses, and the
+scoring that picks the ones answering the whole question (issue 11).
+
+The focused view must keep the declaration whose code does what the question asks, not the
+one that merely shares a common word with it in its name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+from index_support import index_repo
+
+from engine.levels import header_last_lines, split_lines
+from engine.model import Declaration, DeclKind, Import, Index, ParsedFile
+from engine.rank import rank
+from engine.relevance import DeclarationWeights, match_declarations, score_declarations
+from engine.units import analyse_units, own_lines
+from engine.words import count_words, identifier_words
+
+CONSOLE = '''\
+"""The console: how wide it is, and what the terminal can do."""
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+
+def detect_legacy_windows() -> bool:
+    """Detect a legacy Windows console."""
+    return sys.platform == "win32" and not os.environ.get("WT_SESSION")
+
+
+@dataclass
+class ConsoleDimensions:
+    width: int
+    height: int
+
+
+class Console:
+    """A terminal to write to."""
+
+    def __init__(self, width: Optional[int] = None) -> None:
+        self._width = width
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """The width and height of the terminal."""
+        if self._width is not None:
+            return ConsoleDimensions(self._width, 25)
+        columns, lines = os.get_terminal_size()
+        return ConsoleDimensions(columns, lines)
+
+    def print(self, text: str) -> None:
+        sys.stdout.write(text + "\\n")
+'''
+QUESTION = "detect the width and height of the terminal with get_terminal_size"
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    files: dict[str, str | bytes] = {
+        "rich/console.py": CONSOLE,
+        "rich/color.py": "def detect_color_system():\n    return 'truecolor'\n",
+    }
+    return index_repo(make_repo(tmp_path_factory.mktemp("decl") / "repo", files))[0]
+
+
+def _decls(index: Index, path: str) -> tuple[Declaration, ...]:
+    return index.files[index.path_ids[path]].declarations
+
+
+def _term(index: Index, word: str) -> int:
+    """The term id of a word as the index spells it (stemmed)."""
+    return index.vocab[identifier_words(word)[0]]
+
+
+def _names(index: Index, path: str, positions: tuple[int, ...]) -> list[str]:
+    decls = _decls(index, path)
+    return [decls[p].qualified_name for p in positions]
+
+
+def test_the_declaration_whose_body_answers_beats_one_sharing_a_word_in_its_name(
+    console: Index,
+) -> None:
+    ranked = rank(console, QUESTION)
+    first = next(f for f in ranked.files if f.path == "rich/console.py")
+    assert _names(console, "rich/console.py", first.matched_declarations)[0] == "Console.size"
+
+
+def test_scores_cover_only_declarations_with_a_word_of_the_question(console: Index) -> None:
+    file_id = console.path_ids["rich/console.py"]
+    scores = score_declarations(console, [(_term(console, "terminal"), 1.0)], [file_id])[file_id]
+    found = {_decls(console, "rich/console.py")[p].qualified_name for _, p in scores}
+    assert found == {"Console", "Console.size"}  # their doc sentences say "terminal"
+
+
+def test_only_the_files_asked_for_are_scored(console: Index) -> None:
+    term = _term(console, "detect")
+    color = console.path_ids["rich/color.py"]
+    assert set(score_declarations(console, [(term, 1.0)], [color])) == {color}
+
+
+def test_a_match_share_of_one_keeps_only_the_best(console: Index) -> None:
+    file_id = console.path_ids["rich/console.py"]
+    terms = [(_term(console, w), 1.0) for w in ("terminal", "width", "detect")]
+    weights = DeclarationWeights(match_share=1.0)
+    assert len(match_declarations(console, terms, [file_id], weights)[file_id]) == 1
+
+
+def test_a_short_function_holding_a_match_is_kept_whole_in_its_stead(tmp_path: Path) -> None:
+    text = (
+        "def find_error_handler(error):\n"
+        "    def find_handler(handler_map):\n"
+        "        queue = deque(error.__mro__)\n"
+        "        while queue:\n"
+        "            return handler_map.get(queue.popleft())\n"
+        "    return find_handler({})\n"
+    )
+    index = index_repo(make_repo(tmp_path / "repo", {"app.py": text}))[0]
+    file_id = index.path_ids["app.py"]
+    terms = [(_term(index, "deque"), 1.0), (_term(index, "handler"), 1.0)]
+    matched = match_declarations(index, terms, [file_id])[file_id]
+    assert _names(index, "app.py", matched) == ["find_error_handler"]
+
+
+# --------------------------------------------------------------------------- own lines, imports
+
+
+def _parsed(text: str) -> ParsedFile:
+    decls = (
+        Declaration(DeclKind.CLASS, "Box", "Box", "class Box:", "A box.", 4, 9, 5, True, 0),
+        Declaration(DeclKind.METHOD, "open", "Box.open", "def open(self) -> Path:", "", 7,
+                    9, 8, True, 1),
+    )  # fmt: skip
+    imports = (Import("os", 1, 1), Import("pathlib.Path", 2, 2))
+    return ParsedFile("box.py", "python", len(text), 0, "0" * 40, 9, 0, decls, imports)
+
+
+BOX = """\
+import os
+from pathlib import Path
+
+class Box:
+    size = 3
+
+    def open(self) -> Path:
+        return os.getcwd()
+        # the end
+"""
+
+
+def test_each_line_belongs_to_its_innermost_declaration_header_or_body() -> None:
+    parsed = _parsed(BOX)
+    owner, header = own_lines(parsed.declarations, 9, header_last_lines(parsed))
+    assert owner[1:] == [-1, -1, -1, 0, 0, 0, 1, 1, 1]
+    assert header[1:] == [False, False, False, True, False, False, True, False, False]
+
+
+def test_a_declarations_words_are_its_own_and_not_its_methods() -> None:
+    parsed = _parsed(BOX)
+    units, _ = analyse_units(parsed, split_lines(BOX), header_last_lines(parsed), count_words)
+    rows = units.rows.tolist()
+    box_words = dict(zip(units.words[: rows[0]], units.tf[: rows[0]].tolist(), strict=True))
+    open_words = dict(zip(units.words[rows[0] :], units.tf[rows[0] :].tolist(), strict=True))
+    assert box_words["box"] == [1, 2, 0]  # its name, its header line and its doc sentence
+    assert box_words[identifier_words("size")[0]] == [0, 0, 1]
+    assert "getcwd" not in box_words and "getcwd" in open_words
+    assert open_words["path"] == [0, 1, 0]  # in the signature only
+
+
+def test_import_lines_know_which_declarations_use_them() -> None:
+    parsed = _parsed(BOX)
+    _, uses = analyse_units(parsed, split_lines(BOX), header_last_lines(parsed), count_words)
+    by_line = {u.line: (u.users, u.header_users) for u in uses}
+    assert by_line == {1: ((1,), ()), 2: ((), (1,))}
