@@ -33,6 +33,7 @@ from engine.tables import (
     join_strings,
     split_strings,
 )
+from engine.units import unit_arrays
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,7 +102,7 @@ def assemble(
     arrays["vocab_blob"] = np.frombuffer(blob, dtype=np.uint8)
     arrays["vocab_ptr"] = np.array(offsets, dtype=np.int64)
     _declaration_postings(plan, old, old_to_new, renumber, len(order), arrays)
-    _units(plan, old, renumber, arrays)
+    arrays.update(unit_arrays(plan.old_ids, plan.fresh, old, renumber))
     _line_tokens(plan, old, arrays)
     _imports(root, plan, old, languages, arrays)
     arrays["git_last"], arrays["git_changes"] = git
@@ -250,52 +251,6 @@ def _declaration_postings(
     arrays["decl_ptr"] = ptr
     arrays["decl_files"] = file_ids[order].astype(np.int32)
     arrays["decl_positions"] = position[order].astype(np.int32)
-
-
-def _units(plan: Plan, old: Stored | None, renumber: npt.NDArray[np.int32], arrays: Arrays) -> None:
-    """Each declaration's words (engine.units) and each file's import uses, in path order:
-    kept files' as slices of the old arrays, analysed files' from their analysis."""
-    import numpy as np  # deliberate: see assemble()
-
-    from engine.units import unit_lengths
-
-    terms: list[Any] = []
-    tf: list[Any] = []
-    rows: list[Any] = []
-    uses: list[bytes] = []
-    if old is not None:
-        a = old.arrays
-        old_first = np.zeros(len(a["file_declarations"]) + 1, dtype=np.int64)
-        np.cumsum(a["file_declarations"], out=old_first[1:])
-        old_ptr = a["unit_ptr"]
-        old_uses = Blobs(a["uses_blob"], a["uses_ptr"])
-    for new_id, old_id in enumerate(plan.old_ids):
-        analysis = plan.fresh.get(new_id)
-        if analysis is not None:
-            terms.append(renumber[analysis.unit_terms])
-            tf.append(analysis.unit_tf)
-            rows.append(analysis.unit_rows)
-            uses.append(analysis.uses)
-            continue
-        first, last = int(old_first[old_id]), int(old_first[old_id + 1])
-        start, end = int(old_ptr[first]), int(old_ptr[last])
-        # old term ids are the vocabulary's first ids (see assemble's `vocabulary`)
-        terms.append(renumber[old.arrays["unit_terms"][start:end]])  # type: ignore[union-attr]
-        tf.append(old.arrays["unit_tf"][start:end])  # type: ignore[union-attr]
-        rows.append(np.diff(old_ptr[first : last + 1]))
-        uses.append(old_uses.get(old_id))
-    counts = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
-    ptr = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    arrays["unit_ptr"] = ptr
-    arrays["unit_terms"] = (
-        np.concatenate(terms).astype(np.int32) if terms else np.zeros(0, np.int32)
-    )
-    arrays["unit_tf"] = (
-        np.concatenate(tf).astype(np.uint8).reshape(-1, 3) if tf else np.zeros((0, 3), np.uint8)
-    )
-    arrays["unit_length"] = unit_lengths(ptr, arrays["unit_tf"])
-    _blob(arrays, "uses", uses)
 
 
 def _line_tokens(plan: Plan, old: Stored | None, arrays: Arrays) -> None:

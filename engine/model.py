@@ -378,7 +378,8 @@ class Ranking:
 
 @dataclass(frozen=True, slots=True)
 class PlanLimits:
-    """Knobs of the planner; defaults chosen on the DEV benchmark."""
+    """Knobs of the planner. Numbers chosen on the TUNED DEV case files with
+    scripts/pack_eval.py (8,000 tokens unless said), accepted on HELD; see each comment."""
 
     auto_cap: float = 0.40
     """No automatic file may take more than this share of the budget."""
@@ -386,6 +387,14 @@ class PlanLimits:
     """Cap for pinned and --focus files when their level is automatic."""
     max_candidates: int = 200
     """How many ranked files the planner considers."""
+    breadth_files: int = 10
+    """The best this many files get their code before any file gets more of it."""
+    code_score_share: float = 0.12
+    """Files scoring under this share of the best score get an outline, not their code."""
+    small_file: int = 400
+    """A file this small (tokens) goes in whole whenever it fits: a cut saves nothing."""
+    full_if_within: float = 1.25
+    """Take the whole file when it costs at most this many times its focused view."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,9 +418,12 @@ class PlanEntry:
     pinned: bool = False
     """The user pinned the file."""
     matched_declarations: tuple[int, ...] = ()
-    """Declarations kept whole in the focused level, best first."""
+    """Declarations the focused level keeps whole: the file's own at FOCUSED; at another
+    level, those it would keep if stepped to FOCUSED (the planner picks how many of the
+    ranking's matches, best first)."""
     reasons: tuple[Reason, ...] = ()
-    """The ranking's evidence for this file, carried into the JSON pack."""
+    """The ranking's strongest evidence for this file (engine.plan.PACK_REASONS at most),
+    carried into the JSON pack."""
     best_lines: int = 80
     """Lines of the best matched declaration the focused level keeps before cutting it
     (engine.levels.MATCH_LINES, or up to WHOLE_LINES when the planner keeps it whole)."""

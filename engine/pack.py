@@ -4,6 +4,8 @@ The planner works on cached estimates; this module renders its plan, counts the 
 (headers, fences and escaping included) with the real tokenizer, and corrects: when over, the
 lowest-ranked automatic files step down a level until it fits; when well under (estimates are
 pessimistic), the planner runs again with the slack added, and the better fitting plan wins.
+Last, where the estimates were too close to call, the exact counts settle that no file is
+shown at a level that costs more than a richer one (`_richer_where_no_dearer`).
 """
 
 from __future__ import annotations
@@ -14,24 +16,41 @@ from typing import TYPE_CHECKING
 
 from engine.analyse import read_text as read_file_text
 from engine.diff_section import SECTION_OVERHEAD, ChangesSection
-from engine.levels import level_tokens
-from engine.model import Format, Index, Level, Plan, PlanLimits, Ranking, Rendered, Session
-from engine.plan import plan
+from engine.levels import MATCH_LINES, level_tokens, render_level
+from engine.model import (
+    Format,
+    Index,
+    Level,
+    Plan,
+    PlanEntry,
+    PlanLimits,
+    Ranking,
+    Rendered,
+    Session,
+)
+from engine.plan import RICHER, plan
 from engine.render import TokenCounter, render
 
 if TYPE_CHECKING:
     from engine.redact import SecretPolicy
 
-STEP_DOWN: dict[Level, Level] = {
-    Level.FULL: Level.FOCUSED,
-    Level.FOCUSED: Level.OUTLINE,
-    Level.OUTLINE: Level.OFF,
+STEP_DOWN: dict[Level, tuple[Level, ...]] = {
+    Level.FULL: (Level.FOCUSED, Level.OUTLINE, Level.OFF),
+    Level.FOCUSED: (Level.OUTLINE, Level.OFF),
+    Level.OUTLINE: (Level.OFF,),
 }
-"""The next smaller level of each level."""
+"""The smaller levels of each level, next first."""
+CLOSE_CALL = 1.25
+"""A richer level whose estimate is within this factor of a level's exact count is counted
+exactly, in case it costs no more."""
 RETRY_SLACK = 0.06
 """Re-plan when the measured pack uses less than (1 - this) of the budget."""
 FORMAT_COST: dict[Format, float] = {Format.MARKDOWN: 1.0, Format.XML: 1.03, Format.JSON: 1.2}
 """First guess of each format's cost per content token; corrected by measurement."""
+FORMAT_FILE_OVERHEAD: dict[Format, int] = {Format.MARKDOWN: 24, Format.XML: 28, Format.JSON: 150}
+"""Tokens of each file's wrapping apart from its content: heading and fence (Markdown), the
+<file> element (XML), the object with its keys and up to three reasons at ~30 tokens each
+(JSON, indented; measured 150-180 on flask)."""
 MAX_REPLANS = 4
 """Plan-render-measure rounds when rescaling the planning target."""
 MAX_ROUNDS = 24
@@ -94,6 +113,7 @@ def pack(
             limits,
             line_numbers=line_numbers,
             cost_factor=factor,
+            file_overhead=FORMAT_FILE_OVERHEAD[fmt],
             reserved=reserved,
         )
         draft = replace(
@@ -133,6 +153,9 @@ def pack(
     if best is None:
         best = fit(draft, rendered, index, budget, draw, line_numbers)
     fitted, rendered = _exact(*best)
+    richer = _richer_where_no_dearer(fitted, index, counter, cached_read, line_numbers)
+    if richer is not fitted:
+        fitted, rendered = _exact(richer, draw(richer))
     notes: tuple[str, ...] = (question_note,) if question_note else ()
     if rendered.tokens > budget and not fitted.over_budget:
         over = rendered.tokens - budget
@@ -215,7 +238,11 @@ def _exact(current: Plan, rendered: Rendered) -> tuple[Plan, Rendered]:
 
 def _step_down(current: Plan, index: Index, excess: int, line_numbers: bool) -> Plan | None:
     """Step automatic entries down, lowest rank first, until the estimated saving covers
-    `excess`; None when no automatic entry is left to step down."""
+    `excess`; None when no automatic entry is left to step down.
+
+    A focused view keeping several declarations first keeps only its best one; a level is
+    skipped where it would not cost less (an outline dearer than the focused view).
+    """
     entries = list(current.entries)
     saved = 0
     changed = False
@@ -223,14 +250,9 @@ def _step_down(current: Plan, index: Index, excess: int, line_numbers: bool) -> 
         entry = entries[position]
         if not entry.automatic:
             continue
-        lower = STEP_DOWN[entry.level]
-        new_tokens = level_tokens(
-            index, entry.file_id, lower, entry.matched_declarations, line_numbers=line_numbers
-        )
-        if lower is Level.OUTLINE and not index.files[entry.file_id].declarations:
-            lower, new_tokens = Level.OFF, 0
-        saved += max(entry.tokens - new_tokens, 1)
-        entries[position] = replace(entry, level=lower, tokens=new_tokens)
+        lower = _smaller(entry, index, line_numbers)
+        saved += max(entry.tokens - lower.tokens, 1)
+        entries[position] = lower
         changed = True
         if saved >= excess:
             break
@@ -238,3 +260,77 @@ def _step_down(current: Plan, index: Index, excess: int, line_numbers: bool) -> 
         return None
     kept = tuple(e for e in entries if e.level is not Level.OFF)
     return replace(current, entries=kept, total_tokens=current.total_tokens - saved)
+
+
+def _smaller(entry: PlanEntry, index: Index, line_numbers: bool) -> PlanEntry:
+    """The entry one step smaller: its focused view reduced to the best declaration cut
+    after MATCH_LINES, or the next cheaper level."""
+    best_only = entry.matched_declarations[:1]
+    if entry.level is Level.FOCUSED and (
+        len(entry.matched_declarations) > 1 or entry.best_lines > MATCH_LINES
+    ):
+        tokens = level_tokens(
+            index, entry.file_id, Level.FOCUSED, best_only, line_numbers=line_numbers
+        )
+        if tokens < entry.tokens:
+            return replace(
+                entry, matched_declarations=best_only, best_lines=MATCH_LINES, tokens=tokens
+            )
+    has_outline = bool(index.files[entry.file_id].declarations)
+    for lower in STEP_DOWN[entry.level]:
+        if lower is Level.OFF:
+            break
+        if lower is Level.OUTLINE and not has_outline:
+            continue
+        tokens = level_tokens(index, entry.file_id, lower, best_only, line_numbers=line_numbers)
+        if tokens < entry.tokens:
+            return replace(
+                entry, level=lower, matched_declarations=best_only, best_lines=MATCH_LINES,
+                tokens=tokens,
+            )  # fmt: skip
+    return replace(entry, level=Level.OFF, tokens=0)
+
+
+def _richer_where_no_dearer(
+    current: Plan,
+    index: Index,
+    counter: TokenCounter,
+    read_text: Callable[[str], str],
+    line_numbers: bool,
+) -> Plan:
+    """Move each entry whose richer level costs no more, counted exactly, to that level (an
+    outline of a hundred signatures can cost more than a focused view, a focused view of a
+    small file more than the file). Returns `current` itself when nothing moves.
+
+    Entries carry exact counts here (see _exact); a richer level is counted only when its
+    estimate is a close call, so this rarely reads or counts anything.
+    """
+    entries = list(current.entries)
+    changed = False
+    for position, entry in enumerate(entries):
+        if entry.level not in (Level.OUTLINE, Level.FOCUSED):
+            continue
+        file = index.files[entry.file_id]
+        matched, best_lines = entry.matched_declarations, entry.best_lines
+        for richer in RICHER[entry.level]:
+            if richer is Level.FULL and not line_numbers:
+                exact = file.tokens  # counted exactly at index time
+            else:
+                estimate = level_tokens(
+                    index, entry.file_id, richer, matched, line_numbers=line_numbers,
+                    best_lines=best_lines,
+                )  # fmt: skip
+                if estimate > CLOSE_CALL * entries[position].tokens:
+                    continue
+                try:
+                    text = read_text(entry.path)
+                except OSError:
+                    break  # vanished since indexing: the pack says so at its level
+                shown = render_level(
+                    file, text, richer, matched, line_numbers=line_numbers, best_lines=best_lines
+                )
+                exact = counter.count(shown)
+            if exact <= entries[position].tokens:
+                entries[position] = replace(entries[position], level=richer, tokens=exact)
+                changed = True
+    return replace(current, entries=tuple(entries)) if changed else current

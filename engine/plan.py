@@ -1,14 +1,19 @@
 """Choose a level of detail for each ranked file so the pack makes the most of the budget.
 
-Four passes over the ranked candidates, all on cached token estimates (no tokenizer, no file
+Passes over the ranked candidates, all on cached token estimates (no tokenizer, no file
 reads), so it follows every keystroke:
 1. the user's choices are fixed: overridden levels, pinned and --focus files always count,
    even over budget (the plan then says so);
-2. breadth first, in ranked order, every file strong enough to matter gets its code in: the
-   whole file when that costs little more than its focused view, else the focused view,
-   else (too big for its cap, or not strong enough) an outline;
-3. leftover budget upgrades the best files, focused to full, in ranked order;
-4. what is still left adds outlines of further files, for orientation.
+2. breadth first: each of the best files (PlanLimits.breadth_files) that is strong enough
+   gets its code at its smallest: its best-matching declaration (the focused view with one
+   declaration kept whole), or the whole file when that costs little more;
+3. depth: leftover budget deepens those files in ranked order: the best declaration whole
+   (not cut after engine.levels.MATCH_LINES), then every matching declaration, then the
+   whole file;
+4. further strong files get their smallest code view, then their depth, while budget lasts;
+5. what is still left adds outlines of further files, for orientation.
+A less detailed level is never used where it would cost more than a richer one (an outline of
+a hundred signatures can cost more than a focused view): the richer, cheaper one is used.
 A plain greedy planner (whole files in ranked order) leaves the answer out whenever a large
 file comes first; showing the question-relevant part of many files is what wins.
 """
@@ -17,19 +22,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.levels import level_tokens
+from engine.levels import MATCH_LINES, WHOLE_LINES, level_tokens
 from engine.model import Index, Level, Plan, PlanEntry, PlanLimits, RankedFile, Ranking, Session
 
 FILE_OVERHEAD = 24
-"""Tokens of a file's heading, level line and fences in the rendered pack (measured: 14-22)."""
+"""Tokens of a file's heading, level line and fences in a Markdown pack (measured: 14-22);
+engine.pack passes each format's own."""
+PACK_REASONS = 3
+"""Reasons each pack entry carries (the strongest: the user's choices, then the matching
+declarations, then words): in a JSON pack every reason costs ~30 tokens, and 20 of them per
+file spent a quarter of an 8,000-token pack on evidence rather than code (DEV, issue 11)."""
 PACK_OVERHEAD = 60
 """Tokens of the pack's own header."""
-FULL_IF_WITHIN = 1.25
-"""Take the whole file when it costs at most this many times its focused view."""
-SMALL_FILE = 400
-"""A file this small goes in whole whenever it fits: focusing it saves nothing worth the cut."""
-CODE_SCORE_SHARE = 0.12
-"""Files scoring under this share of the best score get an outline, not their code."""
+RICHER: dict[Level, tuple[Level, ...]] = {
+    Level.OUTLINE: (Level.FOCUSED, Level.FULL),
+    Level.FOCUSED: (Level.FULL,),
+    Level.FULL: (),
+    Level.OFF: (),
+}
+"""The levels showing more than each level, in order."""
 
 
 @dataclass(slots=True)
@@ -37,8 +48,16 @@ class _Candidate:
     ranked: RankedFile
     rank: int
     level: Level = Level.OFF
+    kept: int = 0
+    """How many of the file's matched declarations its focused view keeps whole."""
+    best_lines: int = MATCH_LINES
+    """Lines of the best one kept before the cut (see engine.levels)."""
     tokens: int = 0
     automatic: bool = True
+
+    @property
+    def matched(self) -> tuple[int, ...]:
+        return self.ranked.matched_declarations[: self.kept]
 
 
 def plan(
@@ -50,6 +69,7 @@ def plan(
     *,
     line_numbers: bool = False,
     cost_factor: float = 1.0,
+    file_overhead: int = FILE_OVERHEAD,
     reserved: int = 0,
 ) -> Plan:
     """Pick a level per ranked file to fit `budget` tokens (an estimate; see engine.pack).
@@ -57,109 +77,199 @@ def plan(
     Args:
         cost_factor: multiplies every estimated content cost; engine.pack sets it from the
             measured cost of the output format (JSON escaping makes content ~20 % dearer).
+        file_overhead: tokens of each file's own wrapping in the output format.
         reserved: tokens the pack's own sections (instructions, the diff) take before any
             file; they count like the user's own choices.
     """
-    costs = _Costs(index, line_numbers, cost_factor)
+    costs = _Costs(index, line_numbers, cost_factor, file_overhead)
     candidates = [
         _Candidate(r, i + 1) for i, r in enumerate(ranking.files[: limits.max_candidates])
     ]
-    left = budget - PACK_OVERHEAD
     fixed_total = reserved
+    fixed_total += sum(_fix_choice(costs, c, session, limits, budget) for c in candidates)
+    left = budget - PACK_OVERHEAD - fixed_total
     notes: list[str] = []
-    best_score = max((c.ranked.score for c in candidates if c.ranked.score > 0), default=0.0)
-    # 1. the user's choices
-    for c in candidates:
-        chosen = session.overrides.get(c.ranked.path)
-        if chosen is not None:
-            c.automatic = False
-            c.level = chosen
-        elif c.ranked.pinned or c.ranked.focused:
-            c.automatic = False
-            chosen_cap = int(limits.chosen_cap * budget)
-            c.level = _best_within(costs, c, chosen_cap, chosen_cap, code=True)
-            if c.level is Level.OFF:  # chosen files always count, at their smallest
-                c.level = Level.OUTLINE if costs.has_outline(c) else Level.FOCUSED
-        if not c.automatic and c.level is not Level.OFF:
-            c.tokens = costs.of(c, c.level) + FILE_OVERHEAD
-            fixed_total += c.tokens
-    left -= fixed_total
     if left < 0 and fixed_total > 0:
         what = "pinned and chosen files" + (" with the diff and instructions" if reserved else "")
         notes.append(f"your {what} exceed the budget by {-left:,} tokens")
     auto = [c for c in candidates if c.automatic]
+    best_score = max((c.ranked.score for c in candidates if c.ranked.score > 0), default=0.0)
+    strong = [
+        c for c in auto if best_score > 0 and c.ranked.score >= limits.code_score_share * best_score
+    ]
     cap = int(limits.auto_cap * budget)
-    # 2. breadth first: the code of every strong file
-    for c in auto:
-        strong = best_score > 0 and c.ranked.score >= CODE_SCORE_SHARE * best_score
-        level = _best_within(costs, c, cap, left, code=strong)
-        if level is not Level.OFF and level is not Level.OUTLINE:
-            c.level, c.tokens = level, costs.of(c, level) + FILE_OVERHEAD
-            left -= c.tokens
-    # 3. upgrades, best first
-    for c in auto:
-        if c.level is Level.FOCUSED:
-            full = costs.of(c, Level.FULL) + FILE_OVERHEAD
-            if costs.raw(c, Level.FULL) <= cap and full - c.tokens <= left:
-                left -= full - c.tokens
-                c.level, c.tokens = Level.FULL, full
-    # 4. outlines of the rest, for orientation
-    for c in auto:
+    fill = _Filler(costs, limits, cap, left)
+    for group in (strong[: limits.breadth_files], strong[limits.breadth_files :]):
+        for c in group:  # 2 and 4: the smallest code view of each
+            fill.smallest_code(c)
+        # 3: the best declaration whole, then every matching one, then the whole file
+        for deepen in (fill.keep_best_whole, fill.keep_every_match, fill.keep_whole_file):
+            for c in group:
+                if c.level is Level.FOCUSED:
+                    deepen(c)
+    for c in auto:  # 5: outlines of the rest, for orientation
         if c.level is Level.OFF and c.ranked.score > 0:
-            outline = costs.of(c, Level.OUTLINE) + FILE_OVERHEAD
-            if costs.has_outline(c) and costs.raw(c, Level.OUTLINE) <= cap and outline <= left:
-                c.level, c.tokens = Level.OUTLINE, outline
-                left -= outline
+            fill.outline(c)
     entries = tuple(
         PlanEntry(
             path=c.ranked.path,
             file_id=c.ranked.file_id,
             level=c.level,
-            tokens=c.tokens - FILE_OVERHEAD,
+            tokens=c.tokens - costs.overhead,
             rank=c.rank,
             score=c.ranked.score,
             automatic=c.automatic,
             pinned=c.ranked.pinned or c.ranked.focused,
-            matched_declarations=c.ranked.matched_declarations,
-            reasons=c.ranked.reasons,
+            matched_declarations=c.matched,
+            reasons=c.ranked.reasons[:PACK_REASONS],
+            best_lines=c.best_lines,
         )
         for c in candidates
         if c.level is not Level.OFF
     )
-    total = budget - left
     return Plan(
         query=ranking.query,
         budget=budget,
         entries=entries,
-        total_tokens=total,
+        total_tokens=budget - fill.left,
         exact=False,
         over_budget=fixed_total > 0 and fixed_total + PACK_OVERHEAD > budget,
         notes=tuple(notes),
     )
 
 
+def _fix_choice(
+    costs: _Costs, c: _Candidate, session: Session, limits: PlanLimits, budget: int
+) -> int:
+    """Fix the level of a file the user chose (override, pin, focus); return its tokens."""
+    chosen = session.overrides.get(c.ranked.path)
+    if chosen is None and not (c.ranked.pinned or c.ranked.focused):
+        return 0
+    c.automatic = False
+    c.kept = len(c.ranked.matched_declarations)
+    c.best_lines = WHOLE_LINES
+    if chosen is not None:
+        c.level = costs.cheapest(c, chosen)
+    else:
+        chosen_cap = int(limits.chosen_cap * budget)
+        full = costs.of(c, Level.FULL)
+        if costs.raw(c, Level.FULL) <= chosen_cap and (
+            full <= limits.small_file or full <= limits.full_if_within * costs.of(c, Level.FOCUSED)
+        ):
+            c.level = Level.FULL
+        elif costs.raw(c, Level.FOCUSED) <= chosen_cap:
+            c.level = costs.cheapest(c, Level.FOCUSED)
+        else:  # chosen files always count, at their smallest
+            c.level = costs.cheapest(c, Level.OUTLINE if costs.has_outline(c) else Level.FOCUSED)
+    if c.level is Level.OFF:
+        return 0
+    c.tokens = costs.of(c, c.level) + costs.overhead
+    return c.tokens
+
+
+class _Filler:
+    """Spends the budget left on automatic files, one view at a time."""
+
+    __slots__ = ("cap", "costs", "left", "limits")
+
+    def __init__(self, costs: _Costs, limits: PlanLimits, cap: int, left: int) -> None:
+        self.costs = costs
+        self.limits = limits
+        self.cap = cap
+        self.left = left
+        """Tokens still free (with each file's overhead and the format's cost)."""
+
+    def _take(self, c: _Candidate, level: Level, kept: int, best_lines: int) -> bool:
+        """Move `c` to a view if it is within the cap and the tokens left; True if moved."""
+        before = (c.level, c.kept, c.best_lines)
+        c.level, c.kept, c.best_lines = level, kept, best_lines
+        raw = self.costs.raw(c, level)
+        tokens = self.costs.of(c, level) + self.costs.overhead
+        extra = tokens - (c.tokens if before[0] is not Level.OFF else 0)
+        if raw > self.cap or extra > self.left:
+            c.level, c.kept, c.best_lines = before
+            return False
+        self.left -= extra
+        c.tokens = tokens
+        return True
+
+    def smallest_code(self, c: _Candidate) -> None:
+        """The cheapest view with code: the best declaration (cut after MATCH_LINES), or
+        the whole file if that costs little more (or less)."""
+        c.kept, c.best_lines = min(1, len(c.ranked.matched_declarations)), MATCH_LINES
+        focused = self.costs.of(c, Level.FOCUSED)
+        full = self.costs.of(c, Level.FULL)
+        small = full <= self.limits.small_file or full <= self.limits.full_if_within * focused
+        if small and self._take(c, Level.FULL, c.kept, c.best_lines):
+            return
+        if focused < full:
+            self._take(c, Level.FOCUSED, c.kept, c.best_lines)
+
+    def keep_best_whole(self, c: _Candidate) -> None:
+        """Deepen a focused file: its best declaration whole (up to WHOLE_LINES)."""
+        self._richer_focus(c, c.kept, WHOLE_LINES)
+
+    def keep_every_match(self, c: _Candidate) -> None:
+        """Deepen a focused file: every matching declaration."""
+        self._richer_focus(c, len(c.ranked.matched_declarations), c.best_lines)
+
+    def keep_whole_file(self, c: _Candidate) -> None:
+        """Deepen a focused file: the whole file."""
+        self._take(c, Level.FULL, c.kept, c.best_lines)
+
+    def _richer_focus(self, c: _Candidate, kept: int, best_lines: int) -> None:
+        """Move to a richer focused view; skipped when it adds nothing, the whole file
+        instead when that costs no more."""
+        before = self.costs.raw(c, Level.FOCUSED)
+        c_kept, c_lines = c.kept, c.best_lines
+        c.kept, c.best_lines = kept, best_lines
+        after = self.costs.raw(c, Level.FOCUSED)
+        full = self.costs.raw(c, Level.FULL)
+        c.kept, c.best_lines = c_kept, c_lines
+        if after <= before:
+            return  # nothing more to show this way
+        if after >= full:
+            self._take(c, Level.FULL, kept, best_lines)
+        else:
+            self._take(c, Level.FOCUSED, kept, best_lines)
+
+    def outline(self, c: _Candidate) -> None:
+        """An outline for orientation; the smallest code view instead where that is no
+        dearer."""
+        if not self.costs.has_outline(c):
+            return
+        c.kept, c.best_lines = 0, MATCH_LINES
+        level = self.costs.cheapest(c, Level.OUTLINE)
+        self._take(c, level, 0, MATCH_LINES)
+
+
 class _Costs:
     """Level costs of candidate files, each computed once per plan."""
 
-    __slots__ = ("factor", "index", "line_numbers", "memo")
+    __slots__ = ("factor", "index", "line_numbers", "memo", "overhead")
 
-    def __init__(self, index: Index, line_numbers: bool, factor: float) -> None:
+    def __init__(self, index: Index, line_numbers: bool, factor: float, overhead: int) -> None:
         self.index = index
         self.line_numbers = line_numbers
         self.factor = factor
-        self.memo: dict[tuple[int, Level], int] = {}
+        self.overhead = overhead
+        """Tokens of a file's wrapping in the output format."""
+        self.memo: dict[tuple[int, Level, int, int], int] = {}
 
     def raw(self, c: _Candidate, level: Level) -> int:
-        """Estimated content tokens of a file at a level."""
-        key = (c.ranked.file_id, level)
+        """Estimated content tokens of a file at a level (its current `kept` declarations)."""
+        focused = level is Level.FOCUSED
+        kept = c.kept if focused else 0
+        key = (c.ranked.file_id, level, kept, c.best_lines if focused else 0)
         cost = self.memo.get(key)
         if cost is None:
             cost = level_tokens(
                 self.index,
                 c.ranked.file_id,
                 level,
-                c.ranked.matched_declarations,
+                c.ranked.matched_declarations[:kept],
                 line_numbers=self.line_numbers,
+                best_lines=c.best_lines,
             )
             self.memo[key] = cost
         return cost
@@ -171,26 +281,14 @@ class _Costs:
     def has_outline(self, c: _Candidate) -> bool:
         return bool(self.index.files[c.ranked.file_id].declarations)
 
-
-def _best_within(costs: _Costs, c: _Candidate, cap: int, left: int, *, code: bool) -> Level:
-    """The richest sensible level within the file's cap (content tokens, before the format's
-    cost) and the tokens left (with the format's cost and the file's overhead)."""
-
-    def fits(level: Level) -> bool:
-        return costs.raw(c, level) <= cap and costs.of(c, level) + FILE_OVERHEAD <= left
-
-    full = costs.of(c, Level.FULL)
-    if code:
-        focused = costs.of(c, Level.FOCUSED)
-        if fits(Level.FULL) and (full <= SMALL_FILE or full <= FULL_IF_WITHIN * focused):
-            return Level.FULL
-        if focused < full and fits(Level.FOCUSED):
-            return Level.FOCUSED
-        if focused >= full and fits(Level.FULL):
-            return Level.FULL
-    if costs.has_outline(c) and fits(Level.OUTLINE):
-        return Level.OUTLINE
-    return Level.OFF
+    def cheapest(self, c: _Candidate, level: Level) -> Level:
+        """`level`, or a richer level where that costs no more (ties go to the richer)."""
+        best, best_cost = level, self.raw(c, level) if level is not Level.OFF else 0
+        for richer in RICHER[level]:
+            cost = self.raw(c, richer)
+            if cost <= best_cost:
+                best, best_cost = richer, cost
+        return best
 
 
 def greedy_plan(ranking: Ranking, index: Index, budget: int) -> Plan:
@@ -210,7 +308,7 @@ def greedy_plan(ranking: Ranking, index: Index, budget: int) -> Plan:
                     rank=rank,
                     score=ranked.score,
                     automatic=True,
-                    reasons=ranked.reasons,
+                    reasons=ranked.reasons[:PACK_REASONS],
                 )
             )
     return Plan(ranking.query, budget, tuple(entries), budget - left, False, False)

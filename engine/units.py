@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.model import Declaration, ImportUse, ParsedFile
 from engine.words import IDENTIFIER
@@ -22,6 +22,10 @@ from engine.words import IDENTIFIER
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from engine.analyse import Analysis
+    from engine.store import Arrays, Stored
+
 
 UNIT_FIELDS = ("name", "header", "body")
 """The fields of a declaration's document, in the column order of `UnitIndex.tf`."""
@@ -189,3 +193,58 @@ def unit_lengths(
     unit_of_row = np.repeat(np.arange(declarations, dtype=np.int64), np.diff(row_ptr))
     words = tf[:, 1].astype(np.float64) + tf[:, 2]
     return np.bincount(unit_of_row, weights=words, minlength=declarations).astype(np.float32)
+
+
+def unit_arrays(
+    old_ids: Sequence[int],
+    fresh: Mapping[int, Analysis],
+    old: Stored | None,
+    renumber: npt.NDArray[np.int32],
+) -> Arrays:
+    """The stored arrays of each declaration's words and each file's import uses, files in
+    path order: kept files' (old_ids[i] >= 0) as slices of the old cache's arrays, analysed
+    files' from their analysis; term ids renumbered by `renumber` (engine.assemble)."""
+    import numpy as np  # deliberate: numpy loads with the index
+
+    terms: list[Any] = []
+    tf: list[Any] = []
+    rows: list[Any] = []
+    uses: list[bytes] = []
+    if old is not None:
+        a = old.arrays
+        old_first = np.zeros(len(a["file_declarations"]) + 1, dtype=np.int64)
+        np.cumsum(a["file_declarations"], out=old_first[1:])
+        old_ptr = a["unit_ptr"]
+        uses_blob, uses_ptr = a["uses_blob"], a["uses_ptr"]
+    for new_id, old_id in enumerate(old_ids):
+        analysis = fresh.get(new_id)
+        if analysis is not None:
+            terms.append(renumber[analysis.unit_terms])
+            tf.append(analysis.unit_tf)
+            rows.append(analysis.unit_rows)
+            uses.append(analysis.uses)
+            continue
+        first, last = int(old_first[old_id]), int(old_first[old_id + 1])
+        start, end = int(old_ptr[first]), int(old_ptr[last])
+        # old term ids are the vocabulary's first ids (see assemble's `vocabulary`)
+        terms.append(renumber[old.arrays["unit_terms"][start:end]])  # type: ignore[union-attr]
+        tf.append(old.arrays["unit_tf"][start:end])  # type: ignore[union-attr]
+        rows.append(np.diff(old_ptr[first : last + 1]))
+        uses.append(uses_blob[uses_ptr[old_id] : uses_ptr[old_id + 1]].tobytes())
+    counts = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+    ptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    unit_tf = (
+        np.concatenate(tf).astype(np.uint8).reshape(-1, 3) if tf else np.zeros((0, 3), np.uint8)
+    )
+    lengths = np.fromiter(map(len, uses), dtype=np.int64, count=len(uses))
+    uses_offsets = np.zeros(len(uses) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=uses_offsets[1:])
+    return {
+        "unit_ptr": ptr,
+        "unit_terms": np.concatenate(terms).astype(np.int32) if terms else np.zeros(0, np.int32),
+        "unit_tf": unit_tf,
+        "unit_length": unit_lengths(ptr, unit_tf),
+        "uses_blob": np.frombuffer(b"".join(uses), dtype=np.uint8),
+        "uses_ptr": uses_offsets,
+    }

@@ -13,8 +13,9 @@ import pytest
 from conftest import make_repo
 from index_support import index_repo
 
+from engine.levels import level_tokens
 from engine.model import Index, Level, Plan, PlanLimits, Session
-from engine.plan import FILE_OVERHEAD, PACK_OVERHEAD, greedy_plan, plan
+from engine.plan import FILE_OVERHEAD, PACK_OVERHEAD, PACK_REASONS, greedy_plan, plan
 from engine.rank import rank
 
 
@@ -189,11 +190,20 @@ def test_override_off_removes_the_file(billing: Index) -> None:
     assert not packed.over_budget
 
 
-def test_override_outline_is_used_as_chosen(billing: Index) -> None:
+def test_override_outline_is_used_as_chosen_where_it_is_the_cheapest(billing: Index) -> None:
+    session = Session(overrides={"billing/helpers_03.py": Level.OUTLINE})
+    packed = plan_for(billing, "how is the late fee applied?", 20_000, session)
+    entry = next(e for e in packed.entries if e.path == "billing/helpers_03.py")
+    assert entry.level is Level.OUTLINE and not entry.automatic
+
+
+def test_override_outline_dearer_than_focused_gives_the_focused_view(billing: Index) -> None:
     session = Session(overrides={"billing/engine.py": Level.OUTLINE})
     packed = plan_for(billing, "how is the late fee applied?", 20_000, session)
     entry = next(e for e in packed.entries if e.path == "billing/engine.py")
-    assert entry.level is Level.OUTLINE and not entry.automatic
+    assert entry.level is Level.FOCUSED and not entry.automatic
+    outline = level_tokens(billing, entry.file_id, Level.OUTLINE)
+    assert entry.tokens < outline
 
 
 def test_overridden_file_is_in_even_when_the_question_does_not_rank_it(billing: Index) -> None:
@@ -238,3 +248,81 @@ def test_an_empty_ranking_gives_an_empty_plan(tmp_path: Path) -> None:
     index, _ = index_repo(make_repo(tmp_path / "repo", {"a.py": "x = 1\n"}))
     packed = plan(rank(index, "nothing matches"), index, 8000)
     assert (packed.entries, packed.over_budget, packed.notes) == ((), False, ())
+
+
+# --------------------------------------------------------------------------- breadth, then depth
+
+
+def _ledger(name: str) -> str:
+    """A ledger module: many entries, one of which posts a refund."""
+    entries = "".join(
+        f"def {name}_entry_{i:02d}(book, amount):\n"
+        f'    """Book entry {i} of the {name} ledger."""\n'
+        f"    book.lines.append(('{name} {i}', amount * {i + 1}))\n"
+        "    return book\n\n\n"
+        for i in range(30)
+    )
+    notes = "".join(
+        f"def refund_tax_note_{i}(book, refund):\n"
+        f'    """Note {i}: how to post a refund and reverse its tax."""\n'
+        + "".join(f"    book.note(refund.tax, line={j})\n" for j in range(12))
+        + "    return book\n\n\n"
+        for i in range(4)
+    )
+    refund = notes + (
+        f"def post_{name}_refund(book, refund):\n"
+        f'    """Post a refund to the {name} ledger and reverse its tax."""\n'
+        + "".join(f"    book.reverse_tax(refund, step={i})\n" for i in range(20))
+        + "    return book\n\n\n"
+    )
+    return f'"""The {name} ledger."""\n\nimport decimal\n\n\n' + entries + refund
+
+
+LEDGERS: dict[str, str | bytes] = {
+    f"ledgers/{name}.py": _ledger(name)
+    for name in ("cash", "bank", "card", "gift", "loan", "rent", "wage", "fees", "loss", "misc")
+}
+
+
+@pytest.fixture(scope="module")
+def ledgers(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    return index_repo(make_repo(tmp_path_factory.mktemp("plan") / "ledgers", LEDGERS))[0]
+
+
+def test_each_of_the_best_ten_files_gets_code_before_any_gets_more(ledgers: Index) -> None:
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    assert len(ranking.files) == 10
+    full_files = sum(ledgers.files[f.file_id].tokens for f in ranking.files)
+    budget = 3000
+    assert full_files > 4 * budget  # whole files would not do
+    packed = plan(ranking, ledgers, budget)
+    assert {e.path for e in packed.entries if e.level is Level.FOCUSED} == {
+        f.path for f in ranking.files
+    }
+    assert all(len(f.matched_declarations) > 1 for f in ranking.files)  # more to show
+    greedy = greedy_plan(ranking, ledgers, budget)
+    assert len(greedy.entries) <= 2
+
+
+def test_the_smallest_code_view_is_the_best_declaration_alone(ledgers: Index) -> None:
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    for entry in plan(ranking, ledgers, 3000).entries:
+        decls = ledgers.files[entry.file_id].declarations
+        assert [decls[d].name for d in entry.matched_declarations][:1] == [
+            entry.path.split("/")[1].replace(".py", "").join(("post_", "_refund"))
+        ]
+
+
+def test_leftover_budget_deepens_the_best_files_first(ledgers: Index) -> None:
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    tight = {e.path: e.tokens for e in plan(ranking, ledgers, 3000).entries}
+    roomy = plan(ranking, ledgers, 9000).entries
+    deeper = [e for e in roomy if e.tokens > tight[e.path]]
+    assert deeper and deeper[0].path == ranking.files[0].path
+    assert all(e.rank <= len(deeper) for e in deeper)  # in ranked order
+
+
+def test_a_pack_entry_carries_only_the_strongest_reasons(ledgers: Index) -> None:
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    for entry, ranked in zip(plan(ranking, ledgers, 3000).entries, ranking.files, strict=True):
+        assert entry.reasons == ranked.reasons[:PACK_REASONS]

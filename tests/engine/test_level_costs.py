@@ -1,0 +1,133 @@
+"""A level of less detail never costs more: focused <= full, outline <= focused, in every
+fixture language, counted exactly on the rendered pack.
+
+Each fixture file is packed three times, its level chosen by the user as full, focused and
+outline; the tokens the pack spends on it must not grow as the level asks for less. Where an
+outline (or a focused view) would cost more than a richer level, the pack shows the richer,
+cheaper one, and says so by its level.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+from index_support import index_repo, shared_tokenizer
+from test_levels_cases import CASES as LEVEL_CASES
+from test_parse_languages import CASES as LANGUAGE_CASES
+
+from engine.analyse import read_text
+from engine.levels import level_tokens, render_level
+from engine.model import Format, Index, Level, Plan, PlanEntry, Session
+from engine.pack import _richer_where_no_dearer, pack
+from engine.plan import plan
+from engine.rank import rank
+
+EXTENSIONS = {
+    "python": "py", "javascript": "js", "typescript": "ts", "tsx": "tsx", "go": "go",
+    "rust": "rs", "java": "java", "c": "c", "cpp": "cpp", "csharp": "cs", "ruby": "rb",
+    "php": "php", "markdown": "md", "rst": "rst",
+}  # fmt: skip
+
+
+def _documented_functions(count: int) -> str:
+    """Many small documented functions: the outline (a signature and doc sentence each)
+    costs more than a focused view of one of them."""
+    return "".join(
+        f"def adjust_invoice_rule_{i}(invoice, order, *, rounding=None):\n"
+        f'    """Adjust the invoice for pricing rule number {i} of the yearly contract."""\n'
+        f"    return invoice\n\n\n"
+        for i in range(count)
+    )
+
+
+FILES: dict[str, str | bytes] = {
+    **{f"lang/fixture.{EXTENSIONS[lang]}": source for lang, source, _, _ in LANGUAGE_CASES},
+    **{f"levels/{path}": text for path, (_, text, _, _) in LEVEL_CASES.items()},
+    "billing/rules.py": _documented_functions(60),
+}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Index]:
+    root = make_repo(tmp_path_factory.mktemp("costs") / "repo", FILES)
+    return root, index_repo(root)[0]
+
+
+def _packed_tokens(root: Path, index: Index, path: str, level: Level) -> tuple[Level, int]:
+    """The level and exact tokens of `path` in a pack where the user chose `level` for it."""
+    session = Session(overrides={path: level})
+    question = " ".join(d.name for d in index.files[index.path_ids[path]].declarations[:2])
+    ranking = rank(index, question or "fixture", session)
+    packed, _ = pack(
+        ranking, index, 50_000, Format.MARKDOWN, counter=shared_tokenizer(), session=session,
+        read_text=lambda p: read_text(root, p),
+    )  # fmt: skip
+    entry = next(e for e in packed.entries if e.path == path)
+    return entry.level, entry.tokens
+
+
+@pytest.mark.parametrize("path", sorted(p for p in FILES if not p.endswith((".txt",))))
+def test_less_detail_never_costs_more(repo: tuple[Path, Index], path: str) -> None:
+    root, index = repo
+    full = _packed_tokens(root, index, path, Level.FULL)
+    focused = _packed_tokens(root, index, path, Level.FOCUSED)
+    outline = _packed_tokens(root, index, path, Level.OUTLINE)
+    assert full[0] is Level.FULL
+    assert outline[1] <= focused[1] <= full[1], (outline, focused, full)
+
+
+def test_every_fixture_language_is_covered() -> None:
+    assert {lang for lang, *_ in LANGUAGE_CASES} == set(EXTENSIONS)
+
+
+def test_an_outline_dearer_than_the_focused_view_is_shown_focused(
+    repo: tuple[Path, Index],
+) -> None:
+    root, index = repo
+    path = "billing/rules.py"
+    file_id = index.path_ids[path]
+    matched = rank(index, "adjust_invoice_rule_7").files[0].matched_declarations
+    focused = level_tokens(index, file_id, Level.FOCUSED, matched)
+    assert level_tokens(index, file_id, Level.OUTLINE) > 2 * focused  # the case in point
+    level, tokens = _packed_tokens(root, index, path, Level.OUTLINE)
+    assert level is Level.FOCUSED
+    assert tokens < level_tokens(index, file_id, Level.OUTLINE)
+
+
+def test_the_estimated_plan_shows_the_cheaper_richer_level_too(repo: tuple[Path, Index]) -> None:
+    """The app's badge shows the estimated plan's level before the exact pack arrives."""
+    _, index = repo
+    path = "billing/rules.py"
+    session = Session(overrides={path: Level.OUTLINE})
+    ranking = rank(index, "adjust_invoice_rule_7", session)
+    entry = next(e for e in plan(ranking, index, 8000, session).entries if e.path == path)
+    assert entry.level is Level.FOCUSED and not entry.automatic
+
+
+def test_the_exact_pack_moves_an_entry_to_a_richer_level_that_counts_no_more(
+    repo: tuple[Path, Index],
+) -> None:
+    """The last, exact guard: an entry the estimates left at OUTLINE moves to FOCUSED when
+    the focused view, counted, costs no more; one whose richer levels cost more stays."""
+    root, index = repo
+    counter = shared_tokenizer()
+    rules, store = index.path_ids["billing/rules.py"], index.path_ids["levels/store.py"]
+    matched = rank(index, "adjust_invoice_rule_7").files[0].matched_declarations
+    outline = render_level(index.files[rules], read_text(root, "billing/rules.py"), Level.OUTLINE)
+    store_outline = render_level(
+        index.files[store], read_text(root, "levels/store.py"), Level.OUTLINE
+    )
+    draft = Plan("q", 50_000, (
+        PlanEntry("billing/rules.py", rules, Level.OUTLINE, counter.count(outline), 1, 1.0,
+                  True, matched_declarations=matched),
+        PlanEntry("levels/store.py", store, Level.OUTLINE, counter.count(store_outline), 2,
+                  0.5, True),
+    ), 0, True, False)  # fmt: skip
+    moved = _richer_where_no_dearer(
+        draft, index, counter, lambda p: read_text(root, p), line_numbers=False
+    )
+    assert [e.level for e in moved.entries] == [Level.FOCUSED, Level.OUTLINE]
+    assert moved.entries[0].tokens < draft.entries[0].tokens
+    assert moved.entries[1] == draft.entries[1]
