@@ -256,7 +256,8 @@ def _with_units(
     parsed: ParsedFile, text: str, numbering: TermNumbering
 ) -> tuple[ParsedFile, UnitWords[int]]:
     """Each declaration's own words, and which declarations use each import line."""
-    from engine.levels import header_last_lines, split_lines  # deliberate: levels loads parse
+    from engine.focus import header_last_lines  # deliberate: see _with_level_costs
+    from engine.levels import split_lines
     from engine.units import analyse_units
 
     lines = split_lines(text)

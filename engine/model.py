@@ -426,7 +426,7 @@ class PlanEntry:
     carried into the JSON pack."""
     best_lines: int = 80
     """Lines of the best matched declaration the focused level keeps before cutting it
-    (engine.levels.MATCH_LINES, or up to WHOLE_LINES when the planner keeps it whole)."""
+    (engine.focus.MATCH_LINES, or up to WHOLE_LINES when the planner keeps it whole)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from engine.analyse import read_text as read_file_text
 from engine.diff_section import SECTION_OVERHEAD, ChangesSection
-from engine.levels import MATCH_LINES, level_tokens, render_level
+from engine.focus import MATCH_LINES
+from engine.levels import level_tokens, render_level
 from engine.model import (
     Format,
     Index,

@@ -8,7 +8,7 @@ reads), so it follows every keystroke:
    gets its code at its smallest: its best-matching declaration (the focused view with one
    declaration kept whole), or the whole file when that costs little more;
 3. depth: leftover budget deepens those files in ranked order: the best declaration whole
-   (not cut after engine.levels.MATCH_LINES), then every matching declaration, then the
+   (not cut after engine.focus.MATCH_LINES), then every matching declaration, then the
    whole file;
 4. further strong files get their smallest code view, then their depth, while budget lasts;
 5. what is still left adds outlines of further files, for orientation.
@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.levels import MATCH_LINES, WHOLE_LINES, level_tokens
+from engine.focus import MATCH_LINES, WHOLE_LINES
+from engine.levels import level_tokens
 from engine.model import Index, Level, Plan, PlanEntry, PlanLimits, RankedFile, Ranking, Session
 
 FILE_OVERHEAD = 24

@@ -17,7 +17,8 @@ On top of dev_eval.py's Pack it prints, per case file and for TUNED / HELD / ALL
   view keeps of the answer). The diff comes from the bare mirrors (shared/bench README);
   cases whose diff cannot be read are left out of the two Lines columns.
 The same protocol as dev_eval.py: decide on TUNED, accept or reject on HELD. Each --try
-names PlanLimits and DeclarationWeights fields to change (comma-separated name=value); the
+names PlanLimits and DeclarationWeights fields, or focus./levels. constants, to change
+(comma-separated name=value); the
 checkouts are loaded once and every variant is printed after the defaults.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import os
 import re
@@ -117,12 +119,18 @@ def shown_lines(workspace: Workspace, entry: object) -> set[int]:
     return shown
 
 
-LEVEL_CONSTANTS = {
-    name: getattr(engine.levels, name)
-    for name in dir(engine.levels)
-    if name.isupper() and isinstance(getattr(engine.levels, name), (int, float))
+MODULES = {
+    name: importlib.import_module(f"engine.{name}")
+    for name in ("levels", "focus")
+    if importlib.util.find_spec(f"engine.{name}") is not None  # older code has no focus
 }
-"""engine.levels' numbers as shipped; a --try may set one as levels.NAME=value."""
+LEVEL_CONSTANTS = {
+    f"{prefix}.{name}": getattr(module, name)
+    for prefix, module in MODULES.items()
+    for name in dir(module)
+    if name.isupper() and isinstance(getattr(module, name), (int, float))
+}
+"""engine.levels' and engine.focus' numbers as shipped; a --try may set one (focus.NAME=0)."""
 
 
 def variant(spec: str) -> tuple[PlanLimits, object]:
@@ -130,14 +138,16 @@ def variant(spec: str) -> tuple[PlanLimits, object]:
     engine.levels constants set, the others restored)."""
     limits: dict[str, object] = {}
     weights: dict[str, object] = {}
-    for name, value in LEVEL_CONSTANTS.items():
-        setattr(engine.levels, name, value)
+    for key, value in LEVEL_CONSTANTS.items():
+        prefix, _, name = key.partition(".")
+        setattr(MODULES[prefix], name, value)
     for item in filter(None, re.split(r",(?![^\[]*\])", spec)):
         name, _, raw = item.partition("=")
         value = json.loads(raw)
         value = tuple(value) if isinstance(value, list) else value
-        if name.startswith("levels.") and name[7:] in LEVEL_CONSTANTS:
-            setattr(engine.levels, name[7:], value)
+        if name in LEVEL_CONSTANTS:
+            prefix, _, constant = name.partition(".")
+            setattr(MODULES[prefix], constant, value)
         elif name in PlanLimits.__dataclass_fields__:
             limits[name] = value
         elif DeclarationWeights is not None and name in DeclarationWeights.__dataclass_fields__:

@@ -13,7 +13,8 @@ import pytest
 from conftest import make_repo
 from index_support import index_repo
 
-from engine.levels import header_last_lines, split_lines
+from engine.focus import header_last_lines
+from engine.levels import split_lines
 from engine.model import Declaration, DeclKind, Import, Index, ParsedFile
 from engine.rank import rank
 from engine.relevance import DeclarationWeights, match_declarations, score_declarations

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.levels import header_last_lines, split_lines
+from engine.focus import header_last_lines
+from engine.levels import split_lines
 from engine.model import Declaration, DeclKind, Import, Index, ParsedFile, Postings
 from engine.units import analyse_units
 from engine.words import count_words

@@ -1,0 +1,154 @@
+"""Which lines a file's focused view keeps: the matched declarations, their scopes' headers,
+and the import lines their code uses.
+
+`kept_ranges` is the one place that decides; engine.levels renders its ranges and estimates
+their tokens from the cached per-line counts, so text and estimate cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.model import Declaration, DeclKind, ParsedFile
+from engine.units import module_import_lines
+
+BRACE_LANGUAGES = frozenset(
+    ("javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp", "php")
+)
+"""Languages whose body node starts at its `{`, on the header's last line (`) error {`);
+elsewhere (Python, Ruby) the body starts on the line after the header."""
+
+ALL_HEADERS_UP_TO = 0
+"""FOCUSED with a match shows every declaration's header only in files with at most this
+many declarations; in bigger ones, only top-level types and the enclosing scopes of a match.
+30 before issue 11; 0 on TUNED (8k JSON): Pack 0.978 -> 0.983, top-10 files with code
+9.00 -> 9.43, fix lines shown 0.544 -> 0.570: signatures of what did not match cost the
+room of other files' code (the outline level shows them)."""
+CALLABLE = frozenset((DeclKind.FUNCTION, DeclKind.METHOD, DeclKind.COMPONENT))
+"""Declaration kinds whose headers a big file's focused view leaves out."""
+HEAD_LINES = 40
+"""Lines FOCUSED keeps of a file without declarations (config, plain text)."""
+MATCH_LINES = 80
+"""FOCUSED keeps a matching declaration whole up to this many lines, then cuts it (with a
+marker); the planner may let the best one run to WHOLE_LINES."""
+WHOLE_LINES = 400
+"""The most lines of the best matching declaration FOCUSED ever keeps whole."""
+Range = tuple[int, int]
+
+
+def header_last_line(decl: Declaration, brace: bool) -> int:
+    """Last line of a declaration's header as the focused view shows it: decorators to the
+    line before the body, or to the `{` line in brace languages."""
+    end = decl.body_start_line - (0 if brace else 1)
+    return end if end > decl.start_line else decl.start_line
+
+
+def header_last_lines(file: ParsedFile) -> list[int]:
+    """header_last_line of each of the file's declarations."""
+    brace = file.language in BRACE_LANGUAGES
+    return [header_last_line(decl, brace) for decl in file.declarations]
+
+
+def kept_ranges(
+    file: ParsedFile, matched: Sequence[int], line_count: int, best_lines: int = MATCH_LINES
+) -> list[Range]:
+    """Return the merged, sorted line ranges FOCUSED keeps; everything else is omitted.
+
+    Kept: the matched declarations whole (the best one, matched[0], cut after `best_lines`,
+    the others after MATCH_LINES), declaration headers (see _shown_headers) and the
+    module-level import lines that kept code uses. Runs for every candidate on every
+    keystroke (through level_tokens), hence the plain loops.
+    """
+    decls = file.declarations
+    if not decls:
+        return [(1, min(HEAD_LINES, line_count))] if line_count > 0 else []
+    valid = [i for i in matched if 0 <= i < len(decls)]
+    chosen = sorted(set(valid))
+    ranges: list[Range] = []
+    whole: set[int] = set()
+    for position in chosen:
+        decl = decls[position]
+        limit = best_lines if position == valid[0] else MATCH_LINES
+        cut = decl.start_line + limit - 1
+        last = cut if cut < decl.end_line else decl.end_line
+        ranges.append((decl.start_line, last))
+        whole.add(position)
+        # declarations nested in a kept one are kept with it (as far as it is shown)
+        for inner in range(position + 1, len(decls)):
+            if decls[inner].start_line > decl.end_line:
+                break
+            if decls[inner].start_line <= last:
+                whole.add(inner)
+    brace = file.language in BRACE_LANGUAGES
+    headers = _shown_headers(decls, chosen)
+    ranges.extend((decls[p].start_line, header_last_line(decls[p], brace)) for p in headers)
+    ranges.extend(_import_ranges(file, whole, whole.union(headers)))
+    if not ranges:
+        return []
+    return _merge(ranges, line_count)
+
+
+def _shown_headers(decls: Sequence[Declaration], chosen: Sequence[int]) -> list[int]:
+    """Declarations whose header the focused view shows: all of them when nothing matched
+    (or the file has at most ALL_HEADERS_UP_TO); else only top-level types and the enclosing
+    scopes of a match. A big class (or a Go file of a hundred methods) shows its matching
+    code, not a hundred signatures: the outline level is there for the rest."""
+    if not chosen or len(decls) <= ALL_HEADERS_UP_TO:
+        return list(range(len(decls)))
+    inner = [decls[p] for p in chosen]
+    return [
+        position
+        for position, decl in enumerate(decls)
+        if not (decl.depth or decl.kind in CALLABLE)
+        or any(
+            d.depth > decl.depth and decl.start_line <= d.start_line <= decl.end_line for d in inner
+        )
+    ]
+
+
+def _import_ranges(file: ParsedFile, whole: set[int], shown: set[int]) -> list[Range]:
+    """Module-level import lines to keep: every one when the index does not know which
+    declarations use which (an index built without engine.units); otherwise the lines a
+    kept declaration's code (or a shown header) uses, with the first and last line of
+    their statement so that a cut statement still reads as one."""
+    spans = module_import_lines(file)
+    uses = file.import_uses
+    if uses is None:
+        return spans
+    used = {
+        use.line
+        for use in uses
+        if any(p in whole for p in use.users) or any(p in shown for p in use.header_users)
+    }
+    if not used:
+        return []
+    ranges: list[Range] = []
+    for first, last in spans:
+        inside = [line for line in range(first, last + 1) if line in used]
+        if inside:
+            ranges.extend(((first, first), (last, last)))
+            ranges.extend((line, line) for line in inside)
+    return ranges
+
+
+def _merge(ranges: list[Range], line_count: int) -> list[Range]:
+    """Sort and merge touching ranges; trim to the text (a parse older than the text may
+    point past its end)."""
+    ranges.sort()
+    merged: list[Range] = []
+    current_first, current_last = ranges[0]
+    for first, last in ranges:
+        if first <= current_last + 1:
+            if last > current_last:
+                current_last = last
+        else:
+            merged.append((current_first, current_last))
+            current_first, current_last = first, last
+    merged.append((current_first, current_last))
+    while merged and merged[-1][0] > line_count:
+        merged.pop()
+    if merged and merged[-1][1] > line_count:
+        merged[-1] = (merged[-1][0], line_count)
+    if merged and merged[0][0] < 1:
+        merged[0] = (1, merged[0][1])
+    return merged
