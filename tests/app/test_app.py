@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import make_repo
 from textual.pilot import Pilot
 
 from app.support import notices, settle, wait_until
@@ -19,6 +20,7 @@ from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar
+from engine.levels import level_tokens
 from engine.model import Format, Level
 from engine.plan import RICHER
 
@@ -92,6 +94,40 @@ async def test_each_level_key_sets_the_level_and_the_meter_matches_the_plan(
         await pilot.press("a")
         await settle(pilot)
         assert screen.overrides == {}
+
+
+async def test_an_outline_dearer_than_the_focused_view_shows_focused_on_the_badge(
+    tmp_path: Path, app_factory: AppFactory
+) -> None:
+    """Issue 7, item 10: the outline of sixty documented functions costs more than the
+    focused view of the one asked about; `o` packs (and the row shows) the cheaper view."""
+    rules = "".join(
+        f"def adjust_invoice_rule_{i}(invoice, order, *, rounding=None):\n"
+        f'    """Adjust the invoice for pricing rule number {i} of the yearly contract."""\n'
+        "    return invoice\n\n\n"
+        for i in range(60)
+    )
+    root = make_repo(tmp_path / "repo", {"billing/rules.py": rules, "README.md": "# Billing\n"})
+    app = app_factory(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "adjust_invoice_rule_7")
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        await pilot.press("tab")
+        assert file_list.highlighted_path == "billing/rules.py"
+        await pilot.press("o")
+        await settle(pilot)
+        assert screen.overrides == {"billing/rules.py": Level.OUTLINE}
+        packed_plan = screen.packed[1] if screen.packed else None
+        assert packed_plan is not None and packed_plan.exact
+        entry = next(e for e in packed_plan.entries if e.path == "billing/rules.py")
+        assert entry.level is Level.FOCUSED and not entry.automatic
+        workspace = app.workspace
+        assert workspace is not None
+        outline = level_tokens(workspace.index, entry.file_id, Level.OUTLINE)
+        assert entry.tokens < outline
+        row = str(file_list.get_option_at_index(0).prompt).splitlines()[0]
+        assert "focused*" in row and "outline" not in row
 
 
 async def test_meter_totals_equal_the_workspace_pack(
