@@ -26,6 +26,7 @@ async def test_the_pause_in_typing_brings_meaning_into_the_order(
         await wait_until(pilot, lambda: app.main_screen.workspace is not None)
         await pilot.press(*"compute the money returned")
         await wait_until(pilot, lambda: file_list.border_subtitle == "words + meaning")
+        await wait_until(pilot, lambda: file_list.shown_ranking is file_list.ranking)  # rows built
         assert file_list.ranking is not None
         assert file_list.ranking.files[0].path == "shop/refunds.py"
         assert "meaning lines 1-3" in str(file_list.get_option_at_index(0).prompt)
