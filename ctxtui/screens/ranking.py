@@ -39,6 +39,8 @@ PACK_PAUSE = 0.15
 between two keys of a fast typist (100-150 ms), so the render never runs between them."""
 PREVIEW_PAUSE = 0.15
 """Seconds the highlight must rest, while the question has focus, before the preview follows."""
+TOKENIZER_PAUSE = 2.0
+"""Seconds after the first exact pack before the other encoding's tokenizer loads."""
 SHOWN_FIRST = 40
 """Ranked files counted first when the encoding changes (the visible rows and then some)."""
 WIDE_FOOTER = 130
@@ -73,6 +75,8 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self._was_over_budget = False
         self._no_match_timer: Timer | None = None
         self._pack_timer: Timer | None = None
+        self._typed = False
+        self._tokenizer_timer: Timer | None = None
         self._preview_timer: Timer | None = None
 
     # ------------------------------------------------------------------ layout
@@ -170,12 +174,14 @@ class RankingScreen(WorkspaceHost, SemanticHook):
     def rerank(self, event: QueryBar.Changed) -> None:
         event.stop()
         self.query_text = event.value
-        self.request_rank()
+        self.request_rank(typed=True)
 
-    def request_rank(self) -> None:
-        """Ask for a new ranking of the current question and choices."""
+    def request_rank(self, typed: bool = False) -> None:
+        """Ask for a new ranking of the current question and choices (`typed`: of a key typed
+        into the question, whose exact pack waits for a pause in the typing)."""
         if self.workspace is None or not self.is_mounted:
             return
+        self._typed = typed
         self.postpone_refresh()
         self._generation += 1
         self.run_rank(self.workspace, self._generation, self.query_text, self._choices())
@@ -205,8 +211,13 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self.show_semantic_status(answer)
         # The exact pack (tens of ms, GIL-bound rendering) waits for a pause in the typing, so
         # that it never delays the ranking of the next keystroke; until then the meter says ≈.
+        # A level, a pin, the budget, the format or the encoding is one key: packed at once.
         self._stop(self._pack_timer)
-        self._pack_timer = self.set_timer(PACK_PAUSE, partial(self._start_pack, answer))
+        self._pack_timer = None
+        if self._typed:
+            self._pack_timer = self.set_timer(PACK_PAUSE, partial(self._start_pack, answer))
+        else:
+            self._start_pack(answer)
 
     def _start_pack(self, answer: Answer) -> None:
         self._pack_timer = None
@@ -251,6 +262,9 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         file_list.plan = message.plan
         self.query_one(BudgetMeter).plan = message.plan
         self._warn_about(message.plan)
+        self.call_after_refresh(file_list.list_all)  # the rows past the first screens, now
+        if self._tokenizer_timer is None:  # once: the other encoding, before `e` asks for it
+            self._tokenizer_timer = self.set_timer(TOKENIZER_PAUSE, self.load_other_encodings)
         self.request_preview()
         self.maybe_refresh()  # the typing has paused: a good moment to look at the disk
 

@@ -9,7 +9,7 @@ cursor) until the question changes. A plan alone redraws the changed rows in pla
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from textual import on
@@ -26,6 +26,9 @@ from engine.model import Level, Plan, PlanEntry, RankedFile, Ranking
 
 LISTED_FILES = 200
 """Ranked files shown; the planner considers no more by default either."""
+ROWS_WHILE_TYPING = 50
+"""Rows built while the question is typed (a few screens' worth): building all 200 for every
+keystroke would take most of a frame. The rest follow at a pause or when the list takes focus."""
 LEVELS = Binding.Group("Level", compact=True)
 """The level keys share one footer entry: "fsoxa Level"."""
 
@@ -122,6 +125,7 @@ class FileList(OptionList):
         self._rebuild_pending = False
         self._paths: list[str] = []
         self._rows: list[RowKey] = []
+        self._all_rows = False
         self.shown_ranking: Ranking | None = None
         """The ranking the rows were last built from (what is on screen once painted)."""
 
@@ -135,7 +139,19 @@ class FileList(OptionList):
         self._schedule_rebuild()  # the rows' paths are shortened to the width
 
     def watch_ranking(self) -> None:
+        if not self.has_focus:
+            self._all_rows = False  # a new question: its first rows first
         self._schedule_rebuild()
+
+    def on_focus(self) -> None:
+        self.list_all()
+
+    def list_all(self) -> None:
+        """Build the rows past the first screens too (the typing has paused, or the list
+        takes focus)."""
+        if not self._all_rows:
+            self._all_rows = True
+            self._schedule_rebuild()
 
     def watch_plan(self) -> None:
         self._schedule_rebuild()
@@ -155,28 +171,36 @@ class FileList(OptionList):
     def _rebuild(self) -> None:
         self._rebuild_pending = False
         ranking = self.ranking
-        files = list(ranking.files[:LISTED_FILES]) if ranking is not None else []
+        limit = LISTED_FILES if self._all_rows or self.has_focus else ROWS_WHILE_TYPING
+        files = list(ranking.files[:limit]) if ranking is not None else []
         shown, self.shown_ranking = self.shown_ranking, ranking
         new_ranking = ranking is not shown
         same_question = ranking is not None and shown is not None and ranking.query == shown.query
         if self.has_focus and same_question:  # working in the list: a pin or a level moves no row
             files = keep_places(files, self._paths)
         entries = {entry.path: entry for entry in self.plan.entries} if self.plan else {}
-        top = max((ranked.score for ranked in files), default=0.0) or 1.0
-        width = self._row_width(len(files))
+        listed = ranking.files[:LISTED_FILES] if ranking is not None else ()
+        top = max((ranked.score for ranked in listed), default=0.0) or 1.0
+        width = self._row_width(len(listed))  # as wide with the first rows as with all
         rows = [
             self._row_key(number, ranked, entries.get(ranked.path), ranked.score / top, width)
             for number, ranked in enumerate(files, 1)
         ]
         paths = [ranked.path for ranked in files]
         follow_top = new_ranking and not self.has_focus
-        if paths and paths == self._paths:  # same files: redraw changed rows in place
-            for index, (row, old) in enumerate(zip(rows, self._rows, strict=True)):
+        style = self._styles()
+        shown_rows = len(self._paths)
+        if self._paths and paths[:shown_rows] == self._paths:  # same files: redraw in place
+            for index, (row, old) in enumerate(zip(rows, self._rows, strict=False)):
                 if row != old:
                     self.replace_option_prompt_at_index(
-                        index, row_content(row, files[index].path, self._style)
+                        index, row_content(row, files[index].path, style)
                     )
-            self._rows = rows
+            self.add_options(  # and the rows past the first screens, if they are due now
+                Option(row_content(row, ranked.path, style), id=ranked.path)
+                for row, ranked in zip(rows[shown_rows:], files[shown_rows:], strict=True)
+            )
+            self._paths, self._rows = paths, rows
             if follow_top:
                 self._show_top()
             return
@@ -188,7 +212,7 @@ class FileList(OptionList):
             self.post_message(self.Highlighted(None))
             return
         self.set_options(
-            Option(row_content(row, ranked.path, self._style), id=ranked.path)
+            Option(row_content(row, ranked.path, style), id=ranked.path)
             for row, ranked in zip(rows, files, strict=True)
         )
         if follow_top or keep not in paths:
@@ -223,6 +247,17 @@ class FileList(OptionList):
 
     def _style(self, name: str) -> Style:
         return self.get_visual_style(f"file-list--{name}", partial=True)
+
+    def _styles(self) -> Callable[[str], Style]:
+        """The component styles, each looked up once a rebuild (not once a row)."""
+        styles: dict[str, Style] = {}
+
+        def style(name: str) -> Style:
+            if name not in styles:
+                styles[name] = self._style(name)
+            return styles[name]
+
+        return style
 
     @on(OptionList.OptionHighlighted)
     def announce_highlight(self, event: OptionList.OptionHighlighted) -> None:

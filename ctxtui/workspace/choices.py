@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.changes import Changes
 from engine.model import (
@@ -25,6 +25,9 @@ from engine.model import (
     Rendered,
     Session,
 )
+
+if TYPE_CHECKING:
+    from ctxtui.workspace.core import LazyTokenizer
 
 
 class WorkspaceAPI(Protocol):
@@ -67,7 +70,9 @@ class WorkspaceAPI(Protocol):
 
     def adopt(self, refreshed: tuple[Index, IndexReport]) -> None: ...
 
-    def recounted(self, encoding: str, paths: Iterable[str]) -> WorkspaceAPI: ...
+    def recounted(
+        self, encoding: str, paths: Iterable[str], tokenizer: LazyTokenizer | None = None
+    ) -> WorkspaceAPI: ...
 
     def with_encoding(self, encoding: str) -> WorkspaceAPI: ...
 

@@ -427,16 +427,20 @@ class Workspace:
         """Replace the index with one `find_changes` built (with no reader in between)."""
         self.index, self.report = refreshed
 
-    def recounted(self, encoding: str, paths: Iterable[str]) -> Workspace:
+    def recounted(
+        self, encoding: str, paths: Iterable[str], tokenizer: LazyTokenizer | None = None
+    ) -> Workspace:
         """The same index counted in another encoding at once for `paths` (the files on show).
 
-        Loads the new tokenizer and counts only those files again; every other file keeps
-        its count in the current encoding (a few per cent off) until `with_encoding` has
-        indexed them all. Nothing is parsed, so this takes a fraction of a second.
+        Loads the new tokenizer (or takes `tokenizer`, perhaps loaded ahead in the background)
+        and counts only those files again; every other file keeps its count in the current
+        encoding (a few per cent off) until `with_encoding` has indexed them all. Nothing is
+        parsed, so this takes a fraction of a second once the tokenizer is loaded.
         """
         from engine.recount import recount  # deliberate: only an encoding switch needs it
 
-        lazy = LazyTokenizer(encoding)
+        same = tokenizer is not None and tokenizer.encoding == encoding
+        lazy = tokenizer if tokenizer is not None and same else LazyTokenizer(encoding)
         index = self.index
         texts: dict[str, str] = {}
         for path in paths:

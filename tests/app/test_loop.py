@@ -21,12 +21,15 @@ from textual.command import CommandPalette
 from app.support import REPO_FILES, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.commands import key_rows
+from ctxtui.screens import ranking as ranking_module
 from ctxtui.state import RepoState, StateStore
+from ctxtui.widgets import file_list as file_list_module
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace import Workspace
+from ctxtui.workspace import core as core_module
 from engine.model import Level
 
 AppFactory = Callable[..., CtxtuiApp]
@@ -75,6 +78,49 @@ async def test_a_new_ranking_while_typing_shows_rank_1_at_the_top(
         assert file_list.highlighted_path == top
         preview = screen.query_one(Preview)
         await wait_until(pilot, lambda: str(preview.border_title).startswith(top))
+
+
+async def test_while_typing_the_first_rows_are_built_and_the_rest_at_a_pause(
+    long_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(file_list_module, "ROWS_WHILE_TYPING", 10)
+    monkeypatch.setattr(ranking_module, "PACK_PAUSE", 30.0)  # the typing never pauses
+    app = app_factory(long_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        file_list = app.main_screen.query_one(FileList)
+        await pilot.press(*"session")
+        await wait_until(pilot, lambda: getattr(file_list.shown_ranking, "query", "") == "session")
+        ranked = len(file_list.shown_ranking.files)  # type: ignore[union-attr]
+        assert ranked > 30 and file_list.option_count == 10
+        await pilot.press("tab")  # into the list: every row, the cursor where it was
+        await wait_until(pilot, lambda: file_list.option_count == ranked)
+        assert file_list.highlighted == 0
+        monkeypatch.setattr(ranking_module, "PACK_PAUSE", 0.15)
+        await pilot.press("tab", "s")  # a new question: its first rows, then all at the pause
+        await settle(pilot, "sessions")
+        await wait_until(pilot, lambda: file_list.option_count > 10)
+        assert file_list.option_count == len(file_list.shown_ranking.files)  # type: ignore[union-attr]
+        assert file_list.highlighted == 0 and file_list.scroll_y == 0
+
+
+async def test_a_level_is_packed_at_once_while_typed_keys_wait_for_a_pause(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ranking_module, "PACK_PAUSE", 30.0)  # the typing never pauses
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        meter = screen.query_one(BudgetMeter)
+        await settle(pilot, "")  # opened: its first ranking is packed at once
+        await pilot.press(*"session")
+        await wait_until(
+            pilot, lambda: screen.answer is not None and screen.answer.query == "session"
+        )
+        assert screen.packed is not None and screen.packed[1].query == ""  # not the typed one
+        assert meter.totals_text.startswith("≈")  # an estimate
+        await pilot.press("tab", "f")  # one key in the list: its exact pack follows at once
+        await settle(pilot, "session")
+        assert not meter.totals_text.startswith("≈")
 
 
 async def test_rows_keep_their_places_while_pins_and_levels_are_set_in_the_list(
@@ -257,6 +303,33 @@ async def test_the_encoding_switches_at_once_and_no_press_is_lost(
         await wait_until(pilot, lambda: any("now in cl100k_base" in n for n in notices(app)))
         await pilot.press("e")
         assert app.workspace is not None and app.workspace.encoding == "o200k_base"  # kept
+
+
+async def test_the_other_encoding_loads_once_the_typing_pauses_and_e_uses_it(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ranking_module, "TOKENIZER_PAUSE", 0.01)
+    loaded: list[str] = []
+    load = core_module.engine.load_tokenizer
+
+    def counting_load(name: str = "o200k_base") -> Any:
+        loaded.append(name)
+        return load(name)
+
+    monkeypatch.setattr(core_module.engine, "load_tokenizer", counting_load)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        set_question(app, "session")
+        await settle(pilot, "session")
+        screen = app.main_screen
+        await wait_until(pilot, lambda: "cl100k_base" in loaded)  # in the background
+        tokenizer = screen._tokenizers["cl100k_base"]
+        await wait_until(pilot, lambda: tokenizer.loaded)
+        await pilot.press("tab", "e")
+        await wait_until(pilot, lambda: app.workspace and app.workspace.encoding == "cl100k_base")
+        await settle(pilot)
+        assert "· cl100k ·" in screen.query_one(BudgetMeter).totals_text
+        assert loaded.count("cl100k_base") == 1  # the switch loaded nothing again
 
 
 async def test_the_preview_scrolls_from_the_list_with_ctrl_d_and_ctrl_u(
