@@ -198,6 +198,9 @@ class _Filler:
         """The cheapest view with code: the best declaration (cut after MATCH_LINES), or
         the whole file if that costs little more (or less)."""
         c.kept, c.best_lines = min(1, len(c.ranked.matched_declarations)), MATCH_LINES
+        floor = min(self.costs.of_best_lines(c), self.costs.of(c, Level.FULL))
+        if floor + self.costs.overhead > self.left:
+            return  # neither view fits: the focused one shows the best declaration's lines
         focused = self.costs.of(c, Level.FOCUSED)
         full = self.costs.of(c, Level.FULL)
         small = full <= self.limits.small_file or full <= self.limits.full_if_within * focused
@@ -278,6 +281,23 @@ class _Costs:
     def of(self, c: _Candidate, level: Level) -> int:
         """Estimated tokens of a file at a level in the output format."""
         return int(self.raw(c, level) * self.factor + 0.5)
+
+    def of_best_lines(self, c: _Candidate) -> int:
+        """A floor under a file's cost at FOCUSED (with its best declaration) and at FULL:
+        the tokens of the best declaration's lines that the focused view keeps. Computed
+        from two cached prefix sums, so that files that cannot fit are passed over without
+        working out their focused view (most of a plan's candidates, once the budget is
+        spent)."""
+        if not c.kept:
+            return 0
+        decls = self.index.files[c.ranked.file_id].declarations
+        position = c.ranked.matched_declarations[0]
+        if not 0 <= position < len(decls):
+            return 0
+        decl = decls[position]
+        last = min(decl.end_line, decl.start_line + c.best_lines - 1)
+        raw = self.index.tokens_of_lines(c.ranked.file_id, decl.start_line, last)
+        return int(raw * self.factor + 0.5)
 
     def has_outline(self, c: _Candidate) -> bool:
         return bool(self.index.files[c.ranked.file_id].declarations)
