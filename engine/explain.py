@@ -69,7 +69,7 @@ def explain(
             entry[0] += contribution
             entry[1] = int(entry[1]) | mask
     declarations = matching_declarations(index, analysis, set(order))
-    neighbours = _neighbour_reasons(index, set(top_hits))
+    neighbours = _neighbour_reasons(index, order, set(top_hits))
     pinned, focused = chosen
     out = []
     for file_id in order:
@@ -120,25 +120,28 @@ def matching_declarations(
     return match_declarations(index, terms, sorted(files), weights)
 
 
-def _neighbour_reasons(index: Index, top: set[int]) -> dict[int, list[Reason]]:
-    """For every file next to a top hit: the first top hit it imports, then the first that
-    imports it (by file id, as the sorted import lists give them). Walks the import lists of
-    the few top hits only, never those of every ranked file (a hub has hundreds)."""
-    imports_top: dict[int, int] = {}
+def _neighbour_reasons(index: Index, order: list[int], top: set[int]) -> dict[int, list[Reason]]:
+    """For each ranked file next to a top hit: the first top hit it imports, then the first
+    that imports it (by file id, as the sorted import lists give them). Walks only import
+    lists, which are short, never importer lists: a hub's has hundreds (663 in textual), and
+    walking them cost 3-4 ms a keystroke on 1,449 files against 1 ms."""
     imported_by_top: dict[int, int] = {}
-    for hit in top:
-        for source in index.importers[hit]:
-            if source != hit and hit < imports_top.get(source, hit + 1):
-                imports_top[source] = hit
+    for hit in sorted(top, reverse=True):  # the lowest id is written last
         for target in index.imports[hit]:
-            if target != hit and hit < imported_by_top.get(target, hit + 1):
+            if target != hit:
                 imported_by_top[target] = hit
     files = index.files
-    out: dict[int, list[Reason]] = defaultdict(list)
-    for source, hit in imports_top.items():
-        out[source].append(Reason(ReasonKind.IMPORTS, files[hit].path))
-    for target, hit in imported_by_top.items():
-        out[target].append(Reason(ReasonKind.IMPORTED_BY, files[hit].path))
+    out: dict[int, list[Reason]] = {}
+    for file_id in order:
+        reasons = []
+        imported = next((t for t in index.imports[file_id] if t in top and t != file_id), None)
+        if imported is not None:
+            reasons.append(Reason(ReasonKind.IMPORTS, files[imported].path))
+        source = imported_by_top.get(file_id)
+        if source is not None:
+            reasons.append(Reason(ReasonKind.IMPORTED_BY, files[source].path))
+        if reasons:
+            out[file_id] = reasons
     return out
 
 

@@ -151,6 +151,27 @@ def test_a_file_importing_the_top_hit_says_so(shop: Index) -> None:
     assert any(r.kind is ReasonKind.IMPORTS and r.detail == "shop/ledger.py" for r in view.reasons)
 
 
+def test_a_file_imported_by_several_top_hits_names_the_first(
+    tmp_path: Path,
+) -> None:
+    files: dict[str, str | bytes] = {
+        "bill/alpha.py": "from bill.money import cents\n\n\ndef invoice_total(x):\n    return x\n",
+        "bill/beta.py": "from bill.money import cents\n\n\ndef invoice_totals(x): ...\n",
+        "bill/money.py": "def cents(value):\n    return round(value, 2)\n",
+    }
+    # a hub: many importers that the question does not rank (their reasons are never built)
+    for n in range(30):
+        files[f"other/user_{n:02}.py"] = f"from bill.money import cents\n\n\ndef page_{n}(): ...\n"
+    index, _ = index_repo(make_repo(tmp_path, files))
+    ranking = rank(index, "invoice total", Session())
+    money = ranked(ranking, "bill/money.py")
+    imported_by = [r.detail for r in money.reasons if r.kind is ReasonKind.IMPORTED_BY]
+    assert imported_by == ["bill/alpha.py"]  # one reason: the first top hit, by path
+    # money is no top hit (no word of the question): importing it is no reason
+    alpha = ranked(ranking, "bill/alpha.py")
+    assert ReasonKind.IMPORTS not in kinds(alpha)
+
+
 # --------------------------------------------------------------------------- reasons
 
 
