@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.model import Declaration, Import, ParsedFile, SkippedFile, SkipReason, SourceFile
-from engine.words import IDENTIFIER, identifier_words, normalise_part
+from engine.words import IDENTIFIER, identifier_words, identifiers, normalise_part
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -151,7 +151,7 @@ class TermNumbering:
 
     def count(self, texts: Iterable[str]) -> Counter[int]:
         """Count the index words of texts (ids); each distinct identifier is split once."""
-        found = list(chain.from_iterable(map(IDENTIFIER.findall, texts)))
+        found = list(chain.from_iterable(map(identifiers, texts)))
         known = self.identifiers
         for identifier in set(found).difference(known):  # in C: the set against the dict
             known[identifier] = self._number(identifier_words(identifier, self.normalise))

@@ -119,6 +119,23 @@ def test_count_words_counts_what_words_lists() -> None:
     assert count_words(text) == Counter(words(text))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def get_user(session):\n    session.user = getUser(session)\n    return session\n",
+        "naïve_value = 名前 + getHTTPResponse2('über-config') # 404 x" + "y" * 70 + "\n",
+    ],
+    ids=["ascii", "other scripts"],
+)
+def test_indexing_counts_what_words_lists(text: str) -> None:
+    from engine.analyse import TermNumbering
+
+    numbering = TermNumbering()
+    for _ in range(2):  # the second time from the identifier cache
+        counted = numbering.count([text])
+        assert {numbering.words[t]: n for t, n in counted.items()} == Counter(words(text))
+
+
 def test_a_shared_cache_gives_the_same_words_as_none() -> None:
     cache: dict[str, list[str]] = {}
     text = "loadConfig load_config LoadConfig"
