@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.analyse import Analysis
-from engine.index import BODY, TermRows, Vocabulary, build_postings
+from engine.fresh import Fresh
+from engine.index import TermRows, Vocabulary, build_postings
 from engine.model import GitSignal, Import, Index, ParsedFile, Postings, SkippedFile, UnitIndex
 from engine.store import Arrays, Stored
 from engine.tables import (
@@ -54,8 +54,14 @@ class Plan:
     """Per file: its id in the previous cache, or -1 when it was analysed now."""
     mtimes: list[int]
     """Per file: its modification time now (a touched, unchanged file keeps its record)."""
-    fresh: dict[int, Analysis]
-    """New file id -> its analysis, for the files analysed now."""
+    fresh: Fresh
+    """The files analysed now, in path order."""
+    fresh_ids: list[int]
+    """New file id of each file of `fresh`."""
+
+    def position_of(self) -> dict[int, int]:
+        """New file id -> position in `fresh`, for the files analysed now."""
+        return {new_id: k for k, new_id in enumerate(self.fresh_ids)}
 
 
 def assemble(
@@ -87,7 +93,8 @@ def assemble(
     arrays: Arrays = {}
     languages = _file_columns(plan, old, arrays)
     rows, body_length = _term_rows(plan, old, old_to_new, arrays)
-    used = np.unique(rows.terms)  # words no file uses any more leave the vocabulary
+    # words no file uses any more leave the vocabulary (a count, not a sort of every row)
+    used = np.flatnonzero(np.bincount(rows.terms, minlength=len(vocabulary.words)))
     words = [vocabulary.words[i] for i in used.tolist()]
     order = sorted(range(len(words)), key=words.__getitem__)
     renumber = np.full(len(vocabulary.words), -1, dtype=np.int32)
@@ -114,7 +121,7 @@ COLUMNS = {
     "file_declarations": "declarations", "file_outline": "outline_tokens",
     "file_focused": "focused_tokens", "roles": "role", "file_flags": "flags",
 }  # fmt: skip
-"""Stored per-file column -> the Analysis attribute it holds."""
+"""Stored per-file column -> the Fresh column (Analysis attribute) it holds."""
 
 
 def _file_columns(plan: Plan, old: Stored | None, arrays: Arrays) -> list[str]:
@@ -126,40 +133,40 @@ def _file_columns(plan: Plan, old: Stored | None, arrays: Arrays) -> list[str]:
     n = len(plan.paths)
     old_ids = np.array(plan.old_ids, dtype=np.int64)
     kept = np.flatnonzero(old_ids >= 0)
-    fresh_ids = np.fromiter(plan.fresh, dtype=np.int64, count=len(plan.fresh))
-    fresh = list(plan.fresh.values())
+    fresh_ids = np.array(plan.fresh_ids, dtype=np.int64)
+    fresh = plan.fresh
     for name, attribute in COLUMNS.items():
         column = np.zeros(n, dtype=SCHEMA[name][0])
         if old is not None:
             column[kept] = old.arrays[name][old_ids[kept]]
-        column[fresh_ids] = [getattr(a, attribute) for a in fresh]
+        column[fresh_ids] = fresh.columns[attribute]
         arrays[name] = column
     old_languages = old.languages if old is not None else []
-    languages = sorted({*old_languages, *(a.language for a in fresh)})
+    languages = sorted({*old_languages, *fresh.languages})
     code = {name: i for i, name in enumerate(languages)}
     language = np.zeros(n, dtype=np.uint8)
     if old is not None:
         recode = np.array([code[name] for name in old_languages] or [0], dtype=np.uint8)
         language[kept] = recode[old.arrays["file_language"][old_ids[kept]]]
-    language[fresh_ids] = [code[a.language] for a in fresh]
+    language[fresh_ids] = [code[name] for name in fresh.languages]
     arrays["file_language"] = language
     sha1 = np.zeros((n, 20), dtype=np.uint8)
     if old is not None:
         sha1[kept] = old.arrays["file_sha1"][old_ids[kept]]
-    if fresh:
-        digests = b"".join(bytes.fromhex(a.sha1) for a in fresh)
-        sha1[fresh_ids] = np.frombuffer(digests, dtype=np.uint8).reshape(-1, 20)
+    if len(fresh):
+        sha1[fresh_ids] = np.frombuffer(fresh.sha1, dtype=np.uint8).reshape(-1, 20)
     arrays["file_sha1"] = sha1
     arrays["file_mtime"] = np.array(plan.mtimes, dtype=np.int64)
     previous = Blobs(old.arrays["record_blob"], old.arrays["record_ptr"]) if old else None
     records: list[bytes] = []
-    for new_id, old_id in enumerate(plan.old_ids):
-        analysis = plan.fresh.get(new_id)
-        if analysis is not None:
-            records.append(analysis.record)
+    fresh_records = iter(fresh.records)
+    for old_id in plan.old_ids:
+        if old_id < 0:
+            records.append(next(fresh_records))
         else:
             assert previous is not None
             records.append(previous.get(old_id))
+    fresh.records.clear()  # joined below: let each record go
     _blob(arrays, "record", records)
     path_blob, path_offsets = join_strings(plan.paths)
     arrays["path_blob"] = np.frombuffer(path_blob, dtype=np.uint8)
@@ -201,13 +208,10 @@ def _term_rows(
         ))  # fmt: skip
         kept = np.flatnonzero(old_to_new >= 0)
         body_length[old_to_new[kept]] = a["body_length"][kept]
-    for new_id, analysis in plan.fresh.items():
-        parts.append((
-            np.full(len(analysis.terms), new_id, dtype=np.int32), analysis.terms,
-            analysis.fields, analysis.counts,
-        ))  # fmt: skip
-        body = analysis.fields == BODY
-        body_length[new_id] = float(analysis.counts[body].sum())
+    fresh_ids = np.array(plan.fresh_ids, dtype=np.int32)
+    for files, terms, fields, counts in plan.fresh.take_rows():
+        parts.append((fresh_ids[files], terms, fields, counts))
+    body_length[fresh_ids] = plan.fresh.body_length
     if not parts:
         return TermRows.empty(), body_length
     docs, terms, fields, counts = (np.concatenate(column) for column in zip(*parts, strict=True))
@@ -238,10 +242,11 @@ def _declaration_postings(
         positions.append(a["decl_positions"][live])
         # old term ids are the vocabulary's first ids (see assemble's `vocabulary`)
         terms.append(renumber[old_terms[live]])
-    for new_id, analysis in plan.fresh.items():
-        files.append(np.full(len(analysis.declaration_terms), new_id, dtype=np.int64))
-        positions.append(analysis.declaration_positions)
-        terms.append(renumber[analysis.declaration_terms])
+    fresh_ids = np.array(plan.fresh_ids, dtype=np.int64)
+    for owners, declared, named in plan.fresh.take_declarations():
+        files.append(fresh_ids[owners])
+        positions.append(declared)
+        terms.append(renumber[named])
     file_ids = np.concatenate(files) if files else np.zeros(0, np.int64)
     position = np.concatenate(positions) if positions else np.zeros(0, np.int32)
     term = np.concatenate(terms) if terms else np.zeros(0, np.int32)
@@ -261,10 +266,10 @@ def _line_tokens(plan: Plan, old: Stored | None, arrays: Arrays) -> None:
     if old is not None:
         line_ptr = old.arrays["line_ptr"].tolist()
         line_tokens = old.arrays["line_tokens"]
-    for new_id, old_id in enumerate(plan.old_ids):
-        analysis = plan.fresh.get(new_id)
-        if analysis is not None:
-            runs.append(analysis.line_prefix)
+    fresh_runs = iter(plan.fresh.line_prefix)
+    for old_id in plan.old_ids:
+        if old_id < 0:
+            runs.append(next(fresh_runs))
         else:
             runs.append(line_tokens[line_ptr[old_id] : line_ptr[old_id + 1]])
     lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
@@ -294,22 +299,21 @@ def _imports(
     old_blobs = Blobs(old.arrays["import_blob"], old.arrays["import_ptr"]) if old else None
     old_paths = split_strings(old.arrays["path_blob"], old.arrays["path_ptr"]) if old else []
     configs_changed = any(
-        posixpath.basename(a.path) == "go.mod" or a.path.endswith(".json")
-        for a in plan.fresh.values()
+        posixpath.basename(path) == "go.mod" or path.endswith(".json") for path in plan.fresh.paths
     )
     everything = old is None or configs_changed or old_paths != plan.paths
     code = arrays["file_language"].tolist()
     stored: list[bytes] = []
     to_resolve: list[ParsedFile] = []
     where: list[int] = []
+    fresh_imports = iter(plan.fresh.imports)
     for new_id, old_id in enumerate(plan.old_ids):
-        analysis = plan.fresh.get(new_id)
-        if analysis is None and not everything:
+        if old_id >= 0 and not everything:
             assert old_blobs is not None
             stored.append(old_blobs.get(old_id))
             continue
         stored.append(b"")
-        imports = analysis.imports if analysis else _unresolved(old_blobs, old_id)
+        imports = next(fresh_imports) if old_id < 0 else _unresolved(old_blobs, old_id)
         to_resolve.append(_bare_file(plan.paths[new_id], languages[code[new_id]], imports))
         where.append(new_id)
     path_ids = {path: i for i, path in enumerate(plan.paths)}

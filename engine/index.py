@@ -80,12 +80,68 @@ def build_postings(
     """
     import numpy as np  # deliberate: see TermRows.empty
 
+    width = max(n_docs, 1)
+    ceiling = np.iinfo(np.uint16).max  # counts past 65,535 saturate BM25 long before
+    if max(n_terms, 1) * width * (8 << 16) >= 1 << 62:
+        return _build_postings_wide(rows, n_docs, n_terms)
+    # One sort of one array: each row packed as (term, file, field, count) in an int64, so
+    # the rows end up grouped by posting with no index arrays beside them (the largest
+    # transient of an index build). A count is clamped before it is summed; rows repeating a
+    # (file, term, field) saturate the same either way.
+    packed = rows.terms.astype(np.int64)
+    packed *= width
+    packed += rows.docs
+    packed <<= 3
+    packed += rows.fields
+    packed <<= 16
+    packed += np.minimum(rows.counts, ceiling)
+    packed.sort()
+    pair = packed >> 19  # term * width + file
+    starts = np.ones(len(pair), dtype=bool)
+    np.not_equal(pair[1:], pair[:-1], out=starts[1:])
+    unique_keys = pair[starts]
+    del pair
+    slot = np.cumsum(starts, dtype=np.int64) - 1
+    del starts
+    tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.uint16)
+    fields = ((packed >> 16) & 7).astype(np.int8)
+    counts = (packed & ceiling).astype(np.float64)
+    del packed
+    for column in range(len(FIELDS)):
+        in_field = fields == column
+        if in_field.any():
+            summed = np.bincount(slot[in_field], weights=counts[in_field], minlength=len(tf))
+            tf[:, column] = np.minimum(summed, ceiling)
+    del slot, fields, counts
+    posting_terms = unique_keys // width
+    docs = (unique_keys % width).astype(np.int32)
+    del unique_keys
+    ptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(posting_terms, minlength=n_terms), out=ptr[1:])
+    return Postings(ptr=ptr, docs=docs, tf=tf), body_lengths(rows, n_docs)
+
+
+def body_lengths(rows: TermRows, n_docs: int) -> npt.NDArray[np.float32]:
+    """Words in each file's body field."""
+    import numpy as np  # deliberate: see TermRows.empty
+
+    body_rows = rows.fields == BODY
+    return np.bincount(
+        rows.docs[body_rows], weights=rows.counts[body_rows], minlength=n_docs
+    ).astype(np.float32)
+
+
+def _build_postings_wide(
+    rows: TermRows, n_docs: int, n_terms: int
+) -> tuple[Postings, npt.NDArray[np.float32]]:
+    """build_postings for tables too large to pack a row in 64 bits (past ~10^12 file-term
+    pairs): a sort of (term, file) keys and one bincount per field."""
+    import numpy as np  # deliberate: see TermRows.empty
+
     keys = rows.terms.astype(np.int64) * max(n_docs, 1) + rows.docs.astype(np.int64)
     unique_keys, slot = np.unique(keys, return_inverse=True)
-    # one field at a time: a single bincount over every (posting, field) pair would hold
-    # eight bytes per pair at once, the largest transient of an index build
     tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.uint16)
-    ceiling = np.iinfo(np.uint16).max  # counts past 65,535 saturate BM25 long before
+    ceiling = np.iinfo(np.uint16).max
     for column in range(len(FIELDS)):
         in_field = rows.fields == column
         if in_field.any():
@@ -93,16 +149,10 @@ def build_postings(
                 slot[in_field], weights=rows.counts[in_field], minlength=len(unique_keys)
             )
             tf[:, column] = np.minimum(counts, ceiling)
-    posting_terms = unique_keys // max(n_docs, 1)
-    docs = (unique_keys % max(n_docs, 1)).astype(np.int32)
-    per_term = np.bincount(posting_terms, minlength=n_terms)
     ptr = np.zeros(n_terms + 1, dtype=np.int64)
-    np.cumsum(per_term, out=ptr[1:])
-    body_rows = rows.fields == BODY
-    body_length = np.bincount(
-        rows.docs[body_rows], weights=rows.counts[body_rows], minlength=n_docs
-    ).astype(np.float32)
-    return Postings(ptr=ptr, docs=docs, tf=tf), body_length
+    np.cumsum(np.bincount(unique_keys // max(n_docs, 1), minlength=n_terms), out=ptr[1:])
+    docs = (unique_keys % max(n_docs, 1)).astype(np.int32)
+    return Postings(ptr=ptr, docs=docs, tf=tf), body_lengths(rows, n_docs)
 
 
 def idf(

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import store
-from engine.analyse import Analysis, read_source, sha1_of
+from engine.analyse import read_source, sha1_of
 from engine.assemble import Plan, assemble, git_columns, open_index
 from engine.errors import CacheError
+from engine.fresh import Fresh
 from engine.index import Vocabulary
 from engine.model import (
     Index,
@@ -131,7 +132,7 @@ def build_index(
         changes = _compare(root_str, scanned.files, stored)
     with timer.stage("parse"):
         vocabulary = Vocabulary.of(_stored_words(stored) if changes.to_parse else [])
-        analyses, new_skips = _analyse_all(
+        fresh, new_skips = _analyse_all(
             root_str, changes.to_parse, encoding, workers, tokenizer, on_progress, vocabulary
         )
     stats = {s.path: s for s in changes.to_parse}
@@ -142,11 +143,11 @@ def build_index(
     skipped = tuple(
         sorted((*scanned.skipped, *(skip for _, _, skip in sniffed.values())), key=lambda s: s.path)
     )
-    plan = _plan(changes, analyses)
+    plan = _plan(changes, fresh)
     removed = sorted(set(_stored_paths(stored)) - set(plan.paths)) if stored else []
     with timer.stage("git"):
         git_head, git = _git_signals(root_path, plan, stored, scanned.is_git)
-    rebuilt = stored is None or bool(analyses) or bool(removed)
+    rebuilt = stored is None or bool(len(fresh)) or bool(removed)
     stale = rebuilt or changes.touched or bool(new_skips)
     stale = stale or (stored is not None and git_head != stored.git_head)
     with timer.stage("index"):
@@ -154,6 +155,8 @@ def build_index(
             if stored is not None and not changes.to_parse:  # files removed, none added
                 vocabulary = Vocabulary.of(_stored_words(stored))
             stored = assemble(root_path, encoding, plan, stored, vocabulary, git)
+            del vocabulary
+            plan.fresh.release()  # all of it is in the arrays now
         elif stale:
             assert stored is not None
             arrays = dict(stored.arrays)  # same files: only times and history are new
@@ -188,7 +191,7 @@ def _report(
     languages = Counter(stored.languages[code] for code in a["file_language"].tolist())
     return IndexReport(
         files=len(paths),
-        parsed=tuple(sorted(f.path for f in plan.fresh.values())),
+        parsed=tuple(plan.fresh.paths),
         removed=tuple(removed),
         reused=len(paths) - len(plan.fresh),
         skipped=skipped,
@@ -205,18 +208,12 @@ def _report(
 
 
 def _save_or_say(path: Path, notice: str, stored: store.Stored) -> tuple[str, store.Stored]:
-    """Save the cache and map what was saved (the built arrays can then go); an unwritable
-    cache folder costs speed next time, not this answer."""
+    """Save the cache and continue on the mapped file, so the built arrays can go; an
+    unwritable cache folder costs speed next time, not this answer."""
     try:
-        store.save(path, stored)
+        return notice, store.save(path, stored)
     except CacheError as exc:
         return f"{exc}; continuing without a cache", stored
-    try:
-        saved = store.load(path, stored.root, stored.encoding)
-    except (FileNotFoundError, store.StaleCache):
-        return notice, stored  # replaced meanwhile by another process: use what we built
-    saved.git_head = stored.git_head
-    return notice, saved
 
 
 def has_changed(index: Index, options: ScanOptions = ScanOptions()) -> bool:
@@ -316,17 +313,20 @@ def _compare(root: str, sources: Sequence[SourceFile], stored: store.Stored | No
     return changes
 
 
-def _plan(changes: _Changes, analyses: list[Analysis]) -> Plan:
+def _plan(changes: _Changes, fresh: Fresh) -> Plan:
     """The new index's files in path order, each from the cache or from its analysis."""
-    fresh = {a.path: a for a in analyses}
-    paths = sorted({*changes.kept, *fresh})
-    plan = Plan(paths, [], [], {})
+    position = {path: k for k, path in enumerate(fresh.paths)}
+    paths = sorted({*changes.kept, *fresh.paths})
+    plan = Plan(paths, [], [], fresh, [])
+    mtimes = fresh.columns["mtime_ns"]
     for new_id, path in enumerate(paths):
-        analysis = fresh.get(path)
-        if analysis is not None:
+        k = position.get(path)
+        if k is not None:
+            # assemble takes the analysed files in path order, one after another
+            assert k == len(plan.fresh_ids), "analyses arrive in path order"
             plan.old_ids.append(-1)
-            plan.mtimes.append(analysis.mtime_ns)
-            plan.fresh[new_id] = analysis
+            plan.mtimes.append(mtimes[k])
+            plan.fresh_ids.append(new_id)
         else:
             old_id, mtime = changes.kept[path]
             plan.old_ids.append(old_id)
@@ -342,15 +342,15 @@ def _analyse_all(
     tokenizer: TokenizerSource,
     on_progress: ProgressCallback | None,
     vocabulary: Vocabulary,
-) -> tuple[list[Analysis], list[SkippedFile]]:
+) -> tuple[Fresh, list[SkippedFile]]:
     """Analyse files (in worker processes when there are many) and renumber their words in
     the index's vocabulary: one array lookup a file."""
     from engine.pool import analyse_batches  # deliberate: multiprocessing loads here
 
-    analyses: list[Analysis] = []
+    fresh = Fresh()
     skips: list[SkippedFile] = []
     if not sources:
-        return analyses, skips
+        return fresh, skips
     numberings: dict[str, _IdMap] = {}
     done = 0
     batches = [sources[i : i + BATCH] for i in range(0, len(sources), BATCH)]
@@ -359,18 +359,23 @@ def _analyse_all(
     def ready() -> Tokenizer:
         return _ready_tokenizer(encoding, tokenizer)
 
-    for batch in analyse_batches(root, batches, processes, encoding, ready):
-        ids = numberings.setdefault(batch.numbering, _IdMap())
+    loaded = tokenizer if not callable(tokenizer) and tokenizer is not None else None
+    batched = analyse_batches(root, batches, processes, encoding, ready, loaded)
+    for batch in batched:
+        ids = numberings.get(batch.numbering)
+        if ids is None:
+            ids = numberings[batch.numbering] = _IdMap()
         ids.extend([vocabulary.add(word) for word in batch.words])
         for result in batch.results:
             if isinstance(result, SkippedFile):
                 skips.append(result)
             else:
-                analyses.append(result.numbered(ids.array))
+                fresh.add(result.numbered(ids.array))
+        fresh.end_batch()
         done += len(batch.results)
         if on_progress is not None:
             on_progress(Progress("parse", done, len(sources)))
-    return analyses, skips
+    return fresh, skips
 
 
 class _IdMap:

@@ -51,10 +51,14 @@ def analyse_batches(
     workers: int,
     encoding: str,
     tokenizer: Callable[[], Tokenizer],
+    loaded: Tokenizer | None = None,
 ) -> Iterator[Batch]:
     """Analyse `batches` in order, in `workers` processes (1: in this one).
 
-    `tokenizer` gives the loaded tokenizer of `encoding` (called only when needed).
+    `tokenizer` gives the tokenizer of `encoding` when this process analyses; `loaded` is
+    one already in memory, which forked workers share. Without it each worker loads its own
+    (in parallel, as long as one load here): the tables cost this process 80 MB it would
+    keep for nothing.
 
     Results come back in the order of `batches` and each is let go once taken, so the words
     of 10,000 files never wait in memory together.
@@ -62,12 +66,11 @@ def analyse_batches(
     if workers <= 1 or len(batches) <= 1:
         yield from _in_process(root, batches, tokenizer)
         return
-    # fork is fast, and the workers inherit the tokenizer loaded here; but forking a process
+    # fork is fast, and the workers inherit a tokenizer loaded here; but forking a process
     # with other threads could copy a lock another thread holds, so there a forkserver
     # starts clean workers that load their own tokenizer
     forking = threading.active_count() == 1
-    loaded = tokenizer() if forking else None
-    WorkerState.inherited = loaded
+    WorkerState.inherited = loaded if forking else None
     context = multiprocessing.get_context("fork" if forking else "forkserver")
     parent = os.getpid() if forking else None  # through a forkserver it is not us
     taken = 0

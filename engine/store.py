@@ -114,10 +114,12 @@ def cache_file(cache_dir: Path, encoding: str) -> Path:
     return cache_dir / f"index-{encoding}.bin"
 
 
-def save(path: Path, stored: Stored) -> None:
+def save(path: Path, stored: Stored) -> Stored:
     """Write the cache atomically: a temporary file in the same folder, then a rename.
 
-    An older format's file beside it (index-<encoding>.npz) is removed.
+    Returns what was written, memory-mapped (mapped before the rename, so it is this very
+    file even if another process replaces it at once): the caller can let the built arrays
+    go. An older format's file beside it (index-<encoding>.npz) is removed.
 
     Raises:
         CacheError: the folder cannot be created or written.
@@ -157,6 +159,9 @@ def save(path: Path, stored: Stored) -> None:
                 for array in arrays.values():
                     out.write(array.data)
                     out.write(b"\0" * (_padded(array.nbytes) - array.nbytes))
+                out.flush()
+                size = out.tell()
+                mapped = mmap.mmap(out.fileno(), 0, access=mmap.ACCESS_READ)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -164,6 +169,14 @@ def save(path: Path, stored: Stored) -> None:
         path.with_name(f"index-{stored.encoding}.npz").unlink(missing_ok=True)
     except OSError as exc:
         raise CacheError(f"cannot write the index cache at {path.parent}: {exc.strerror}") from exc
+    return Stored(
+        stored.root,
+        stored.encoding,
+        _map_arrays(mapped, directory, start, size),
+        stored.languages,
+        stored.sniffed,
+        stored.git_head,
+    )
 
 
 def _padded(n: int) -> int:

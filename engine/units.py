@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from engine.analyse import Analysis
+    from engine.fresh import Fresh
     from engine.store import Arrays, Stored
 
 
@@ -197,7 +197,7 @@ def unit_lengths(
 
 def unit_arrays(
     old_ids: Sequence[int],
-    fresh: Mapping[int, Analysis],
+    fresh: Fresh,
     old: Stored | None,
     renumber: npt.NDArray[np.int32],
 ) -> Arrays:
@@ -216,13 +216,14 @@ def unit_arrays(
         np.cumsum(a["file_declarations"], out=old_first[1:])
         old_ptr = a["unit_ptr"]
         uses_blob, uses_ptr = a["uses_blob"], a["uses_ptr"]
-    for new_id, old_id in enumerate(old_ids):
-        analysis = fresh.get(new_id)
-        if analysis is not None:
-            terms.append(renumber[analysis.unit_terms])
-            tf.append(analysis.unit_tf)
-            rows.append(analysis.unit_rows)
-            uses.append(analysis.uses)
+    fresh_units = iter(zip(fresh.units, fresh.uses, strict=True))
+    for old_id in old_ids:
+        if old_id < 0:  # analysed now: the next of `fresh`, which is in path order too
+            (unit_terms, unit_tf, unit_rows), used = next(fresh_units)
+            terms.append(renumber[unit_terms])
+            tf.append(unit_tf)
+            rows.append(unit_rows)
+            uses.append(used)
             continue
         first, last = int(old_first[old_id]), int(old_first[old_id + 1])
         start, end = int(old_ptr[first]), int(old_ptr[last])
