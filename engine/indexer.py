@@ -345,12 +345,12 @@ def _analyse_all(
 ) -> tuple[Fresh, list[SkippedFile]]:
     """Analyse files (in worker processes when there are many) and renumber their words in
     the index's vocabulary: one array lookup a file."""
-    from engine.pool import analyse_batches  # deliberate: multiprocessing loads here
-
     fresh = Fresh()
     skips: list[SkippedFile] = []
     if not sources:
-        return fresh, skips
+        return fresh, skips  # a warm reopen: multiprocessing and the parsers never load
+    from engine.pool import analyse_batches  # deliberate: multiprocessing loads here
+
     numberings: dict[str, _IdMap] = {}
     done = 0
     batches = [sources[i : i + BATCH] for i in range(0, len(sources), BATCH)]

@@ -73,6 +73,21 @@ def test_indexing_and_packing_never_load_a_ui_package(tmp_path: Path) -> None:
     assert not loaded & set(UI_PACKAGES)
 
 
+def test_a_warm_reopen_loads_no_parser_tokenizer_or_worker_pool(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "a.py").write_text("def get_user_session():\n    return 1\n")
+    opened = (
+        "from pathlib import Path\nfrom engine import build_index\n"
+        f"build_index({str(tmp_path / 'repo')!r}, cache_dir=Path({str(tmp_path / 'cache')!r}))"
+    )
+    first = modules_after(opened)
+    assert {"tree_sitter", "tiktoken", "multiprocessing"} <= first  # the cold index parsed
+    reopened = modules_after(opened + "[0].files[0]")
+    assert "numpy" in reopened  # the cache was mapped
+    assert not reopened & {"tree_sitter", "tree_sitter_language_pack", "tiktoken"}
+    assert not reopened & {"multiprocessing", "concurrent"}
+
+
 def test_the_command_line_module_loads_no_textual() -> None:
     assert "textual" not in modules_after("import ctxtui.cli")
 
