@@ -4,8 +4,10 @@ Inside a git work tree one `git ls-files -co --exclude-standard` call gives the 
 `.gitignore` files, negation and `.git/info/exclude` behave exactly as git; elsewhere (or when
 git fails) an `os.scandir` walk applies `.gitignore` files with `engine.ignore`. Both paths
 then apply the same rules: `.ctxtuiignore` and `--exclude` globs, dependency and build
-folders, lock, minified, generated and binary names, the size limit, and symbolic links, which
-are never followed out of the root. The scan only stats: reading and sniffing contents
+folders (a `build/`, `target/` or `coverage/` folder the project keeps, tracked by git or not
+ignored by the `.gitignore` of a tree without `.git`, is source and stays), lock, minified,
+generated and binary names, the size limit, and symbolic links, which are never followed out
+of the root. The scan only stats: reading and sniffing contents
 (`sniff_content`, `is_generated`) is the indexer's job, done while it reads each file anyway.
 The rules themselves (name tables, content sniffs) live in engine.skip_rules.
 """
@@ -30,6 +32,7 @@ from engine.skip_rules import (
     VCS_DIRS,
     classify_name,
     is_dependency_dir,
+    is_output_dir,
     is_secret_name,
 )
 
@@ -247,7 +250,7 @@ class _Collector:
             parent, _, name = folder.rpartition("/")
             if (parent and folder_skipped(parent)) or name in VCS_DIRS:
                 verdict = True
-            elif is_dependency_dir(name):
+            elif is_dependency_dir(name) or (is_output_dir(name) and not self.tracked(folder)):
                 self.skip(folder, SkipReason.DEPENDENCY_DIR, "folder")
                 verdict = True
             elif self.is_excluded(ctxtui, folder, True):
@@ -272,6 +275,12 @@ class _Collector:
                 continue
             self.judge_file(rel, name, root_prefix + rel)
         self.finish_progress(total)
+
+    def tracked(self, folder: str) -> bool:
+        """Tell whether git tracks a file under `folder`; asked only of a listed folder with an
+        output name (`build`...), which is rare: an ignored one is never listed."""
+        found = git_output(self.root, "ls-files", "-c", "-z", "--", f":(literal){folder}/")
+        return bool(found)
 
     def read_listed_ignore_files(self, listed: Iterable[str]) -> IgnoreMatcher:
         """Compile the `.ctxtuiignore` files among the listed paths, shallowest first.
@@ -340,7 +349,8 @@ class _Collector:
         if is_dir:
             if entry.name in VCS_DIRS or gitignore.verdict(rel, True):
                 return
-            if is_dependency_dir(entry.name):
+            # an output name is the project's source when its ignore rules do not ignore it
+            if is_dependency_dir(entry.name) or (is_output_dir(entry.name) and not gitignore):
                 self.skip(rel, SkipReason.DEPENDENCY_DIR, "folder")
             elif self.is_excluded(ctxtui, rel, True):
                 self.skip(rel, SkipReason.EXCLUDED, "folder")

@@ -17,11 +17,9 @@ DEPENDENCY_DIRS: frozenset[str] = frozenset(
         "bower_components",
         "jspm_packages",
         "dist",
-        "build",
         ".venv",
         "venv",
         "vendor",
-        "target",
         "__pycache__",
         ".tox",
         ".nox",
@@ -33,7 +31,6 @@ DEPENDENCY_DIRS: frozenset[str] = frozenset(
         ".svelte-kit",
         ".parcel-cache",
         ".cache",
-        "coverage",
         "htmlcov",
         "site-packages",
         ".gradle",
@@ -43,8 +40,19 @@ DEPENDENCY_DIRS: frozenset[str] = frozenset(
         ".eggs",
     }
 )
-"""Folder names that hold installed dependencies, build output or tool caches, at any depth.
-`out`, `env`, `third_party` and `.vscode` are left out on purpose: too often real sources."""
+"""Folder names that hold installed dependencies, build output or tool caches, at any depth,
+skipped even when git tracks them: a tracked `vendor/` is third-party code (Go, PHP), a tracked
+`dist/` a built bundle kept for users (a GitHub Action's `dist/index.js`, a library's UMD file).
+`out`, `lib`, `env`, `third_party` and `.vscode` are left out on purpose: too often real sources
+(express keeps its code in `lib/`)."""
+
+OUTPUT_DIRS: frozenset[str] = frozenset({"build", "target", "coverage"})
+"""Folder names of build output or reports when a build wrote them, but of real sources when
+the project keeps them: clap's core is in `src/build/`, hono's build scripts in `build/`,
+coverage.py's package is `coverage/`, a compiler has a `target/` module. Skipped unless the
+project says they are sources: git tracks a file in them, or (a tree without `.git`, such as
+an export or an archive) the tree has `.gitignore` rules and none ignores them, since a
+project's own ignore files list its build output."""
 
 VCS_DIRS: frozenset[str] = frozenset({".git", ".hg", ".svn"})
 """Version-control folders: never entered and not reported (git never lists them either)."""
@@ -318,8 +326,13 @@ def classify_name(name: str) -> SkipReason | None:
 
 
 def is_dependency_dir(name: str) -> bool:
-    """Tell whether a folder name is a dependency, build or cache folder."""
+    """Tell whether a folder name is a dependency, build or cache folder, always skipped."""
     return name in DEPENDENCY_DIRS or name.endswith(".egg-info")
+
+
+def is_output_dir(name: str) -> bool:
+    """Tell whether a folder name is build output unless the project keeps it (OUTPUT_DIRS)."""
+    return name in OUTPUT_DIRS
 
 
 def sniff_content(data: bytes, path: str) -> SkipReason | None:

@@ -198,6 +198,46 @@ def test_dependency_and_build_folders_are_skipped_once_per_folder(
     }
 
 
+def test_tracked_build_folder_is_source_and_untracked_one_is_output(tmp_path: Path) -> None:
+    # clap keeps its core in src/build/; a build run writes pkg/build/ and target/ beside it
+    tracked = {"src/build/app.rs": "x\n", "coverage/control.py": "x\n", "src/lib.rs": "x\n"}
+    root = make_repo(tmp_path / "r", tracked, git=True)
+    for rel in ("pkg/build/out.js", "target/debug/main.rs", "src/build/new.rs"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n", encoding="utf-8")
+    report = scan(root)
+    assert report.is_git
+    assert paths(report) == [
+        "coverage/control.py",
+        "src/build/app.rs",
+        "src/build/new.rs",  # untracked, in a folder git tracks: part of the sources
+        "src/lib.rs",
+    ]
+    assert skipped(report) == {
+        "pkg/build": SkipReason.DEPENDENCY_DIR,
+        "target": SkipReason.DEPENDENCY_DIR,
+    }
+
+
+def test_tracked_dist_and_vendor_folders_stay_skipped(tmp_path: Path) -> None:
+    files = {"dist/index.js": "x\n", "vendor/lib/x.go": "x\n", "main.go": "x\n"}
+    report = scan(make_repo(tmp_path / "r", files, git=True))
+    assert paths(report) == ["main.go"]
+    assert set(skipped(report)) == {"dist", "vendor"}
+
+
+def test_build_folder_without_git_follows_the_trees_ignore_files(tmp_path: Path) -> None:
+    files = {"src/build/app.rs": "x\n", "target/debug/main.rs": "x\n", "build/gen.py": "x\n"}
+    bare = scan(make_repo(tmp_path / "bare", files), WALK)  # no ignore files: output
+    assert paths(bare) == []
+    assert set(skipped(bare)) == {"build", "src/build", "target"}
+    # an exported git tree: its .gitignore names the build output, so the rest is source
+    exported = make_repo(tmp_path / "exported", {**files, ".gitignore": "/target\n"})
+    report = scan(exported, WALK)
+    assert paths(report) == [".gitignore", "build/gen.py", "src/build/app.rs"]
+    assert skipped(report) == {}
+
+
 def test_lock_files_are_skipped(tmp_path: Path) -> None:
     names = ["package-lock.json", "yarn.lock", "poetry.lock", "Cargo.lock", "go.sum", "x.lock"]
     root = make_repo(tmp_path / "r", {**{n: "x\n" for n in names}, "go.mod": "module x\n"})
