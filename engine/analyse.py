@@ -151,7 +151,10 @@ class TermNumbering:
 
     def count(self, texts: Iterable[str]) -> Counter[int]:
         """Count the index words of texts (ids); each distinct identifier is split once."""
-        found = list(chain.from_iterable(map(identifiers, texts)))
+        return self.count_identifiers(list(chain.from_iterable(map(identifiers, texts))))
+
+    def count_identifiers(self, found: list[str]) -> Counter[int]:
+        """Count the index words of identifiers already found (ids)."""
         known = self.identifiers
         for identifier in set(found).difference(known):  # in C: the set against the dict
             known[identifier] = self._number(identifier_words(identifier, self.normalise))
@@ -248,33 +251,34 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis 
         generated=is_generated(text[:2000]),
         too_slow=structure.timed_out,
     )
-    parsed, units = _with_units(parsed, text, analyser.numbering)
-    return describe(_with_level_costs(parsed, prefix), text, analyser.numbering, prefix, units)
+    parsed, found, units = _with_units(parsed, text, analyser.numbering)
+    return describe(_with_level_costs(parsed, prefix), found, analyser.numbering, prefix, units)
 
 
 def _with_units(
     parsed: ParsedFile, text: str, numbering: TermNumbering
-) -> tuple[ParsedFile, UnitWords[int]]:
-    """Each declaration's own words, and which declarations use each import line."""
+) -> tuple[ParsedFile, list[str], UnitWords[int]]:
+    """The file's identifiers, each declaration's own words, and which declarations use
+    each import line."""
     from engine.focus import header_last_lines  # deliberate: see _with_level_costs
     from engine.levels import split_lines
-    from engine.units import analyse_units
+    from engine.units import analyse_units, file_identifiers
 
     lines = split_lines(text)
-    units, uses = analyse_units(
-        parsed, lines, header_last_lines(parsed), lambda part: numbering.count([part])
-    )
-    return replace(parsed, import_uses=uses), units
+    found = file_identifiers(parsed, text, lines, header_last_lines(parsed))
+    units, uses = analyse_units(parsed, found, lines, numbering.count_identifiers)
+    return replace(parsed, import_uses=uses), found.everything, units
 
 
 def describe(
     parsed: ParsedFile,
-    text: str,
+    found: list[str],
     numbering: TermNumbering,
     prefix: npt.NDArray[np.int64],
     units: UnitWords[int],
 ) -> Analysis:
-    """Everything the index stores of a parsed file, its words numbered by `numbering`."""
+    """Everything the index stores of a parsed file, its words numbered by `numbering`;
+    `found` is every identifier of its text, in order."""
     import numpy as np  # deliberate: numpy loads with the analysis
 
     from engine.model import FIELDS
@@ -300,7 +304,7 @@ def describe(
         "exported": numbering.count(exported),
         "declarations": numbering.count(others),
         "docs": numbering.count(d.doc for d in parsed.declarations if d.doc),
-        "body": numbering.count([text]),
+        "body": numbering.count_identifiers(found),
     }
     columns = [fields[f] for f in FIELDS]
     rows = sum(len(c) for c in columns)

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.model import Declaration, ImportUse, ParsedFile
-from engine.words import IDENTIFIER
+from engine.words import IDENTIFIER, IDENTIFIER_ASCII, identifiers
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,45 +89,79 @@ def module_import_lines(file: ParsedFile) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
+@dataclass(frozen=True, slots=True)
+class FileIdentifiers:
+    """A file's identifiers found in one pass over its text, shared out by line owner."""
+
+    everything: list[str]
+    """Every identifier of the file, in text order (what IDENTIFIER.findall(text) gives)."""
+    own: list[tuple[list[str], list[str]]]
+    """Per declaration: the identifiers of its own header lines and of its own body lines."""
+
+
+def file_identifiers(
+    file: ParsedFile, text: str, lines: Sequence[str], header_last: Sequence[int]
+) -> FileIdentifiers:
+    """Find the identifiers of `text` once, each run of lines with one owner by itself.
+
+    An identifier never spans a line end, and IDENTIFIER looks neither behind nor ahead of
+    a match, so the runs' identifiers, in order, are exactly the whole text's; each of them
+    is found once here, rather than once for the file and again for its declarations.
+
+    Args:
+        file: the parsed file (its declarations).
+        text: its text; `lines` is `engine.levels.split_lines(text)`.
+        header_last: per declaration, the last line of its header as the focused view shows it.
+    """
+    decls = file.declarations
+    own: list[tuple[list[str], list[str]]] = [([], []) for _ in decls]
+    if not decls:
+        return FileIdentifiers(identifiers(text), own)
+    pattern = IDENTIFIER_ASCII if text.isascii() else IDENTIFIER
+    owner, header = own_lines(decls, len(lines), header_last)
+    # offsets[i]: where line i + 1 starts in text (each line but the last ends with "\n")
+    offsets = [0, *accumulate(len(line) + 1 for line in lines)]
+    owner.append(-2)  # past the last line: ends the last run
+    header.append(False)
+    everything: list[str] = []
+    start = 1
+    for number in range(2, len(lines) + 2):
+        if (owner[number], header[number]) == (owner[start], header[start]):
+            continue
+        found = pattern.findall(text, offsets[start - 1], offsets[number - 1] - 1)
+        everything.extend(found)
+        position = owner[start]
+        if position >= 0:
+            own[position][0 if header[start] else 1].extend(found)
+        start = number
+    return FileIdentifiers(everything, own)
+
+
 def analyse_units(
     file: ParsedFile,
+    found: FileIdentifiers,
     lines: Sequence[str],
-    header_last: Sequence[int],
-    count: Callable[[str], Mapping[Word, int]],
+    count: Callable[[list[str]], Mapping[Word, int]],
 ) -> tuple[UnitWords[Word], tuple[ImportUse, ...]]:
     """Collect each declaration's words per field and the import lines its code uses.
 
     Args:
         file: the parsed file (declarations and imports).
+        found: its identifiers by declaration (`file_identifiers`).
         lines: its text split into lines (no line ends).
-        header_last: per declaration, the last line of its header as the focused view shows it.
-        count: counts the index words of a text (the indexer's own word numbering).
+        count: counts the index words of a list of identifiers (the indexer's own word
+            numbering).
     """
     import numpy as np  # deliberate: numpy loads with the index
 
-    decls = file.declarations
-    owner, header = own_lines(decls, len(lines), header_last)
-    # per declaration: the text of its own header lines and of its own body lines
-    texts: list[tuple[list[str], list[str]]] = [([], []) for _ in decls]
-    start = 1
-    for number in range(2, len(lines) + 2):
-        if number <= len(lines) and (owner[number], header[number]) == (
-            owner[start],
-            header[start],
-        ):
-            continue
-        position = owner[start]
-        if position >= 0:
-            texts[position][0 if header[start] else 1].extend(lines[start - 1 : number - 1])
-        start = number
     words: list[Word] = []
     counts: list[list[int]] = []
     rows: list[int] = []
-    for decl, (head, body) in zip(decls, texts, strict=True):
+    for decl, (head, body) in zip(file.declarations, found.own, strict=True):
         per_word: dict[Word, list[int]] = {}
-        fields = (decl.name, "\n".join([*head, decl.doc]), "\n".join(body))
-        for field, text in enumerate(fields):
-            for word, n in count(text).items():
+        fields = (identifiers(decl.name), head + identifiers(decl.doc), body)
+        for field, found_in_field in enumerate(fields):
+            for word, n in count(found_in_field).items():
                 per_word.setdefault(word, [0, 0, 0])[field] += n
         words.extend(per_word)
         counts.extend(per_word.values())
@@ -134,11 +169,8 @@ def analyse_units(
     ceiling = np.iinfo(np.uint8).max
     tf = np.minimum(np.array(counts, dtype=np.int64).reshape(-1, 3), ceiling).astype(np.uint8)
     units = UnitWords(words, tf, np.array(rows, dtype=np.int32))
-    identifiers = [
-        (set(IDENTIFIER.findall("\n".join(head))), set(IDENTIFIER.findall("\n".join(body))))
-        for head, body in texts
-    ]
-    return units, _import_uses(file, lines, identifiers)
+    used = [(set(head), set(body)) for head, body in found.own]
+    return units, _import_uses(file, lines, used)
 
 
 def _import_uses(

@@ -15,10 +15,10 @@ from index_support import index_repo
 
 from engine.focus import header_last_lines
 from engine.levels import split_lines
-from engine.model import Declaration, DeclKind, Import, Index, ParsedFile
+from engine.model import Declaration, DeclKind, Import, ImportUse, Index, ParsedFile
 from engine.rank import rank
 from engine.relevance import DeclarationWeights, match_declarations, score_declarations
-from engine.units import analyse_units, own_lines
+from engine.units import UnitWords, analyse_units, file_identifiers, own_lines
 from engine.words import count_words, identifier_words
 
 CONSOLE = '''\
@@ -161,9 +161,16 @@ def test_each_line_belongs_to_its_innermost_declaration_header_or_body() -> None
     assert header[1:] == [False, False, False, True, False, False, True, False, False]
 
 
+def _units(parsed: ParsedFile, text: str) -> tuple[UnitWords[str], tuple[ImportUse, ...]]:
+    """analyse_units as the indexer calls it, words counted as text."""
+    lines = split_lines(text)
+    found = file_identifiers(parsed, text, lines, header_last_lines(parsed))
+    return analyse_units(parsed, found, lines, lambda ids: count_words(" ".join(ids)))
+
+
 def test_a_declarations_words_are_its_own_and_not_its_methods() -> None:
     parsed = _parsed(BOX)
-    units, _ = analyse_units(parsed, split_lines(BOX), header_last_lines(parsed), count_words)
+    units, _ = _units(parsed, BOX)
     rows = units.rows.tolist()
     box_words = dict(zip(units.words[: rows[0]], units.tf[: rows[0]].tolist(), strict=True))
     open_words = dict(zip(units.words[rows[0] :], units.tf[rows[0] :].tolist(), strict=True))
@@ -175,6 +182,6 @@ def test_a_declarations_words_are_its_own_and_not_its_methods() -> None:
 
 def test_import_lines_know_which_declarations_use_them() -> None:
     parsed = _parsed(BOX)
-    _, uses = analyse_units(parsed, split_lines(BOX), header_last_lines(parsed), count_words)
+    _, uses = _units(parsed, BOX)
     by_line = {u.line: (u.users, u.header_users) for u in uses}
     assert by_line == {1: ((1,), ()), 2: ((), (1,))}

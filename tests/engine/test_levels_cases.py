@@ -16,7 +16,7 @@ import numpy as np
 from engine.focus import header_last_lines
 from engine.levels import split_lines
 from engine.model import Declaration, DeclKind, Import, Index, ParsedFile, Postings
-from engine.units import analyse_units
+from engine.units import analyse_units, file_identifiers
 from engine.words import count_words
 
 REPO = Path(__file__).resolve().parents[2]
@@ -255,7 +255,9 @@ def parsed_file(
         imports,
     )
     # which declarations use which import lines, as the indexer finds it
-    _, uses = analyse_units(parsed, split_lines(text), header_last_lines(parsed), count_words)
+    lines = split_lines(text)
+    found = file_identifiers(parsed, text, lines, header_last_lines(parsed))
+    _, uses = analyse_units(parsed, found, lines, lambda ids: count_words(" ".join(ids)))
     return dataclasses.replace(parsed, import_uses=uses)
 
 
