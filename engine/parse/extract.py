@@ -340,7 +340,7 @@ def _declaration(
     first_at = nodes.first_index(path[outer_at])
     siblings = path[outer_at].siblings
     first = siblings[first_at]
-    body = nodes.find_body(node)
+    body = nodes.find_body(node) if spec.bodies else None
     start_line = first.start_point[0] + 1
     end_line = _trim_blank_end(src, node, _end_line(outer))
     signature_from = nodes.signature_start(outer)
