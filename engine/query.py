@@ -28,6 +28,18 @@ CODE_LIKE = re.compile(r"[a-z][A-Z]|_")
 """An identifier written as code by its own shape: camelCase or snake_case."""
 CODE_SPAN = re.compile(r"`[^`\n]+`|" + DOTTED.pattern)
 """Text written as code by its surroundings: in backticks, or a dotted name (res.send)."""
+SCOPE = re.compile(
+    r"^\s*(?:[A-Za-z]+\(([^()\n]{1,40})\)!?|([A-Za-z][\w./-]*(?: [\w./-]+){0,2})):\s"
+)
+"""A subject's scope: conventional-commit `fix(derive): ...`, or a leading label of at most
+three words, `Router: add ...`, `list view: ...`; it names the part of the code changed."""
+LABEL_WORDS = frozenset(
+    "fix fixes feat feature perf refactor chore docs doc test tests style build ci revert "
+    "deps release breaking bug question issue note wip".split()
+)
+"""Leading labels that say what kind of change or report it is, not where."""
+SCOPE_WITHIN = 80
+"""Characters of the question where a scope may be: a label ends within a short subject."""
 
 INTENT_WORDS: dict[Intent, frozenset[str]] = {
     Intent.DEBUG: frozenset(
@@ -96,6 +108,8 @@ class QueryWeights:
     """The most weight repetition can give a word (1 + ln(count), capped)."""
     title_weight: float = 1.0
     """Weight multiplier for the words of a many-line question's first line."""
+    scope_weight: float = 1.0
+    """Weight multiplier for the words of a subject's scope (`fix(derive):`, `Router:`)."""
     expansions: int = 12
     """How many vocabulary words a partly typed last word expands to."""
 
@@ -131,6 +145,9 @@ def analyse_query(
     if weights.title_weight != 1.0:
         for word in _title_words(text) & weighted.keys():
             weighted[word] *= weights.title_weight
+    if weights.scope_weight != 1.0:
+        for word in scope_words(text) & weighted.keys():
+            weighted[word] *= weights.scope_weight
     if not complete and raw_lower and not text[-1:].isspace():
         _expand_last_word(index, raw_lower[-1], weighted, shown, weights.expansions)
     terms = [
@@ -173,6 +190,17 @@ def _title_words(text: str) -> set[str]:
     if len(lines) < 2:
         return set()
     return {w for token in IDENTIFIER.findall(lines[0]) for w in identifier_words(token)}
+
+
+def scope_words(text: str) -> set[str]:
+    """Index words of the question's scope (SCOPE), unless it is a label such as `fix:`."""
+    match = SCOPE.match(text[:SCOPE_WITHIN])  # bounded: a pasted report may start with a blob
+    if match is None:
+        return set()
+    scope = match.group(1) or match.group(2)
+    if scope.lower() in LABEL_WORDS:
+        return set()
+    return {w for token in IDENTIFIER.findall(scope) for w in identifier_words(token)}
 
 
 def _idf_of(index: Index, term_id: int) -> float:

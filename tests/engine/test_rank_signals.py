@@ -11,9 +11,10 @@ from conftest import make_repo
 from index_support import index_repo
 
 from engine.model import Index, ParsedFile, Ranking
-from engine.query import analyse_query
+from engine.query import analyse_query, scope_words
 from engine.rank import DEFAULT_WEIGHTS, rank
 from engine.roles import Role, classify
+from engine.words import identifier_words
 
 
 def paths(ranking: Ranking) -> list[str]:
@@ -120,6 +121,32 @@ def test_the_subject_line_of_a_long_question_weighs_more(cache: Index) -> None:
     assert paths(rank(cache, question))[0] == "cache/store.py"
     flat = dataclasses.replace(DEFAULT_WEIGHTS, title_weight=1.0)
     assert paths(rank(cache, question, weights=flat))[0] == "net/client.py"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["fix(store): a fetch retried after the timeout", "store: a fetch retried after the timeout"],
+)
+def test_the_scope_of_a_subject_names_the_code(cache: Index, question: str) -> None:
+    assert paths(rank(cache, question))[0] == "cache/store.py"
+    flat = dataclasses.replace(DEFAULT_WEIGHTS, scope_weight=1.0)
+    assert paths(rank(cache, question, weights=flat))[0] == "net/client.py"
+
+
+@pytest.mark.parametrize(
+    ("question", "scope"),
+    [
+        ("feat(builder)!: set actions", "builder"),
+        ("Router: add parameter handling", "Router"),
+        ("list view: scroll to the end", "list view"),
+        ("fix: timeout store", ""),  # a label says what kind of change, not where
+        ("Bug: timeout store", ""),
+        ("Seen while it fetched a page: timeout", ""),  # a sentence, not a label
+        ("timeout store", ""),
+    ],
+)
+def test_the_scope_is_read_from_the_subject(question: str, scope: str) -> None:
+    assert scope_words(question) == {w for t in scope.split() for w in identifier_words(t)}
 
 
 # ------------------------------------------------------------------- words written as code
