@@ -116,15 +116,17 @@ def build_index(
     timer = _Timer(on_progress=on_progress)
     root_path = Path(root).expanduser().resolve()
     root_str = str(root_path)
-    with timer.stage("scan"):
-        scanned = scan(root_path, options, on_progress)
     stored: store.Stored | None = None
     notice = ""
     cache_path = store.cache_file(cache_dir, encoding) if cache_dir is not None else None
+    # the cache is mapped while the tree is scanned; "load cache" is what is left to wait
+    loading = store.Loading(cache_path, root_str, encoding) if cache_path is not None else None
+    with timer.stage("scan"):
+        scanned = scan(root_path, options, on_progress)
     with timer.stage("load cache"):
-        if cache_path is not None:
+        if loading is not None:
             try:
-                stored = store.load(cache_path, root_str, encoding)
+                stored = loading.result()
             except FileNotFoundError:
                 pass
             except store.StaleCache as exc:

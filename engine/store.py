@@ -18,6 +18,7 @@ import mmap
 import os
 import struct
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -221,6 +222,39 @@ def load(path: Path, root: str, encoding: str) -> Stored:
         raise
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
         raise StaleCache(f"unreadable ({type(exc).__name__})") from exc
+
+
+class Loading:
+    """`load` run by a thread, so a cache is mapped (and numpy imported) while the caller
+    scans the tree: the scan spends much of its time waiting on `git ls-files` and on stat
+    calls, which hold no lock another thread needs."""
+
+    def __init__(self, path: Path, root: str, encoding: str) -> None:
+        self._answer: Stored | BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._load, args=(path, root, encoding), name="ctxtui-load-cache", daemon=True
+        )
+        self._thread.start()
+
+    def _load(self, path: Path, root: str, encoding: str) -> None:
+        try:
+            self._answer = load(path, root, encoding)
+        except BaseException as exc:  # handed to the caller by result()
+            self._answer = exc
+
+    def result(self) -> Stored:
+        """What `load` returned, once it is done; what it raised is raised here.
+
+        Raises:
+            FileNotFoundError: there is no cache yet.
+            StaleCache: the file is corrupt, truncated, foreign or of an older version.
+        """
+        self._thread.join()
+        answer = self._answer
+        if isinstance(answer, BaseException):
+            raise answer
+        assert answer is not None
+        return answer
 
 
 def _skip(path: object, reason: object, detail: object) -> SkippedFile:

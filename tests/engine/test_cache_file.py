@@ -289,6 +289,19 @@ def test_store_load_of_a_missing_file_raises_file_not_found(tmp_path: Path) -> N
         store.load(tmp_path / "none.bin", str(tmp_path), "o200k_base")
 
 
+def test_a_cache_loaded_by_a_thread_gives_what_load_gives_or_raises_it(
+    repo: Path, cache_dir: Path, tmp_path: Path
+) -> None:
+    index, _ = index_repo(repo, cache_dir=cache_dir)
+    loaded = store.Loading(cache_path(cache_dir), index.root, "o200k_base").result()
+    assert index_content(open_index(loaded, index.skipped)) == index_content(index)
+    with pytest.raises(FileNotFoundError):
+        store.Loading(tmp_path / "none.bin", index.root, "o200k_base").result()
+    (tmp_path / "bad.bin").write_bytes(b"not a cache")
+    with pytest.raises(store.StaleCache, match="not a ctxtui index"):
+        store.Loading(tmp_path / "bad.bin", index.root, "o200k_base").result()
+
+
 def test_fields_are_stored_in_the_documented_column_order(repo: Path, cache_dir: Path) -> None:
     index, _ = index_repo(repo, cache_dir=cache_dir)
     stored = store.load(cache_path(cache_dir), index.root, "o200k_base")
