@@ -1,7 +1,8 @@
 """Reasons: the evidence behind each ranked file, as data the app and the CLI show.
 
-Computed only for the files a ranking returns (at most a few hundred), with one vectorised
-lookup per query word, so it fits in the keystroke budget. A reason says which words matched
+Computed only for the files a ranking returns, and of those only for the ones read (the rows
+on show, the files the planner focuses), with one vectorised lookup per query word per block
+of files, so it fits in the keystroke budget. A reason says which words matched
 in which fields, which declarations match, which top hit a file imports or is imported by,
 and the user's own signals (pin, focus).
 """
@@ -37,20 +38,105 @@ class TermHits:
     """Term frequency per field for each of those files."""
 
 
-def explain(
-    index: Index,
-    order: list[int],
-    analysis: QueryAnalysis,
-    hits: dict[int, TermHits],
-    top_hits: list[int],
-    chosen: tuple[set[int], set[int]],
-) -> list[tuple[tuple[Reason, ...], tuple[int, ...]]]:
-    """Return (reasons, matched declarations) for each file id in `order`."""
+class Explanations:
+    """The reasons and matched declarations of a ranking's files, worked out on first use.
+
+    A keystroke's ranking returns up to 200 files, but the app shows 50 rows and the planner
+    needs the matched declarations of its strong files only; scoring every file's
+    declarations on every key took 60 % of the ranking's time (issue 7). So each file's
+    evidence is computed when first read, for the block of BLOCK ranked files around it
+    (readers go down the ranking), and kept for the life of the ranking. A file's evidence
+    never depends on which other files are computed with it, so the answers are the same
+    as computing them all at once. Two threads may compute the same block; both get equal
+    answers.
+    """
+
+    BLOCK = 25
+    """Ranked files explained together (a screen of rows is 10-30)."""
+
+    __slots__ = ("_analysis", "_chosen", "_hits", "_index", "_matched", "_order", "_position",
+                 "_reasons", "_top")  # fmt: skip
+
+    def __init__(
+        self,
+        index: Index,
+        order: list[int],
+        analysis: QueryAnalysis,
+        hits: dict[int, TermHits],
+        top_hits: list[int],
+        chosen: tuple[set[int], set[int]],
+    ) -> None:
+        self._index = index
+        self._order = order
+        self._position = {file_id: number for number, file_id in enumerate(order)}
+        self._analysis = analysis
+        self._hits = hits
+        self._top = set(top_hits)
+        self._chosen = chosen
+        self._matched: dict[int, tuple[int, ...]] = {}
+        self._reasons: dict[int, tuple[Reason, ...]] = {}
+
+    def _block(self, file_id: int) -> list[int]:
+        start = self._position[file_id] // self.BLOCK * self.BLOCK
+        return self._order[start : start + self.BLOCK]
+
+    def matched(self, file_id: int) -> tuple[int, ...]:
+        """The file's declarations that answer the question, best first."""
+        found = self._matched.get(file_id)
+        if found is None:
+            block = self._block(file_id)
+            declarations = matching_declarations(self._index, self._analysis, set(block))
+            for other in block:
+                self._matched[other] = declarations.get(other, ())
+            found = self._matched[file_id]
+        return found
+
+    def reasons(self, file_id: int) -> tuple[Reason, ...]:
+        """The file's evidence, strongest first."""
+        found = self._reasons.get(file_id)
+        if found is None:
+            block = self._block(file_id)
+            self._reasons.update(zip(block, self._explain(block), strict=True))
+            found = self._reasons[file_id]
+        return found
+
+    def _explain(self, order: list[int]) -> list[tuple[Reason, ...]]:
+        index, analysis = self._index, self._analysis
+        words_of = _words_of(order, analysis, self._hits)
+        neighbours = _neighbour_reasons(index, order, self._top)
+        pinned, focused = self._chosen
+        out = []
+        for file_id in order:
+            reasons: list[Reason] = []
+            if file_id in focused:
+                reasons.append(Reason(ReasonKind.FOCUS, "named with --focus"))
+            if file_id in pinned:
+                reasons.append(Reason(ReasonKind.PIN, "pinned"))
+            if file_id in analysis.mentioned:
+                reasons.append(Reason(ReasonKind.PATH, "named in the question"))
+            matched = self.matched(file_id)
+            if matched:
+                decls = index.files[file_id].declarations
+                reasons.extend(
+                    Reason(ReasonKind.DECLARATION, decls[d].qualified_name) for d in matched[:3]
+                )
+            reasons.extend(_word_reasons(words_of.get(file_id, {})))
+            reasons.extend(neighbours.get(file_id, ()))
+            recent = _recency(index, file_id)
+            if recent is not None:
+                reasons.append(recent)
+            out.append(tuple(reasons))
+        return out
+
+
+def _words_of(
+    order: list[int], analysis: QueryAnalysis, hits: dict[int, TermHits]
+) -> dict[int, dict[str, list[float]]]:
+    """Per file: shown word -> [contribution, fields bit mask], merged across index words."""
     import numpy as np  # deliberate: numpy loads with the index
 
     wanted = np.asarray(order, dtype=np.int64)
     bits = np.array([1 << f for f in range(len(FIELDS))], dtype=np.int64)
-    # per file: shown word -> [contribution, fields bit mask], merged across index words
     words_of: dict[int, dict[str, list[float]]] = defaultdict(dict)
     for term in analysis.terms:
         hit = hits.get(term.term_id)
@@ -68,28 +154,7 @@ def explain(
             entry = words_of[file_id].setdefault(term.shown, [0.0, 0])
             entry[0] += contribution
             entry[1] = int(entry[1]) | mask
-    declarations = matching_declarations(index, analysis, set(order))
-    neighbours = _neighbour_reasons(index, order, set(top_hits))
-    pinned, focused = chosen
-    out = []
-    for file_id in order:
-        reasons: list[Reason] = []
-        if file_id in focused:
-            reasons.append(Reason(ReasonKind.FOCUS, "named with --focus"))
-        if file_id in pinned:
-            reasons.append(Reason(ReasonKind.PIN, "pinned"))
-        if file_id in analysis.mentioned:
-            reasons.append(Reason(ReasonKind.PATH, "named in the question"))
-        matched = declarations.get(file_id, ())
-        decls = index.files[file_id].declarations
-        reasons.extend(Reason(ReasonKind.DECLARATION, decls[d].qualified_name) for d in matched[:3])
-        reasons.extend(_word_reasons(words_of.get(file_id, {})))
-        reasons.extend(neighbours.get(file_id, ()))
-        recent = _recency(index, file_id)
-        if recent is not None:
-            reasons.append(recent)
-        out.append((tuple(reasons), matched))
-    return out
+    return words_of
 
 
 def _word_reasons(merged: dict[str, list[float]]) -> list[Reason]:

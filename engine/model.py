@@ -349,10 +349,11 @@ class RankedFile:
     """Position of the file in `Index.files`."""
     score: float
     """Final score; only the order and ratios matter."""
-    reasons: tuple[Reason, ...]
-    """Evidence, strongest first."""
-    matched_declarations: tuple[int, ...] = ()
-    """Indexes into the file's declarations that match the question, best first."""
+    reasons: Sequence[Reason]
+    """Evidence, strongest first (engine.rank works it out when first read)."""
+    matched_declarations: Sequence[int] = ()
+    """Indexes into the file's declarations that match the question, best first (worked out
+    when first read)."""
     pinned: bool = False
     """The user pinned it."""
     focused: bool = False

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from engine.focus import MATCH_LINES, WHOLE_LINES
 from engine.levels import level_tokens
+from engine.memo import ArrayMemo
 from engine.model import Index, Level, Plan, PlanEntry, PlanLimits, RankedFile, Ranking, Session
 
 FILE_OVERHEAD = 24
@@ -58,7 +59,7 @@ class _Candidate:
 
     @property
     def matched(self) -> tuple[int, ...]:
-        return self.ranked.matched_declarations[: self.kept]
+        return tuple(self.ranked.matched_declarations[: self.kept])
 
 
 def plan(
@@ -122,7 +123,7 @@ def plan(
             automatic=c.automatic,
             pinned=c.ranked.pinned or c.ranked.focused,
             matched_declarations=c.matched,
-            reasons=c.ranked.reasons[:PACK_REASONS],
+            reasons=tuple(c.ranked.reasons[:PACK_REASONS]),
             best_lines=c.best_lines,
         )
         for c in candidates
@@ -258,20 +259,24 @@ class _Costs:
         self.factor = factor
         self.overhead = overhead
         """Tokens of a file's wrapping in the output format."""
-        self.memo: dict[tuple[int, Level, int, int], int] = {}
+        self.memo = _LEVEL_COSTS.get(index.line_tokens, line_numbers, dict)
+        """Costs by (file, level, kept declarations, best lines): they do not depend on the
+        question, so the plans of the next keystrokes reuse them."""
+        if len(self.memo) > LEVEL_COSTS_KEPT:
+            self.memo.clear()
 
     def raw(self, c: _Candidate, level: Level) -> int:
         """Estimated content tokens of a file at a level (its current `kept` declarations)."""
         focused = level is Level.FOCUSED
-        kept = c.kept if focused else 0
-        key = (c.ranked.file_id, level, kept, c.best_lines if focused else 0)
+        matched = tuple(c.ranked.matched_declarations[: c.kept]) if focused else ()
+        key = (c.ranked.file_id, level, matched, c.best_lines if focused else 0)
         cost = self.memo.get(key)
         if cost is None:
             cost = level_tokens(
                 self.index,
                 c.ranked.file_id,
                 level,
-                c.ranked.matched_declarations[:kept],
+                matched,
                 line_numbers=self.line_numbers,
                 best_lines=c.best_lines,
             )
@@ -312,6 +317,12 @@ class _Costs:
         return best
 
 
+_LEVEL_COSTS: ArrayMemo[dict[tuple[int, Level, tuple[int, ...], int], int]] = ArrayMemo()
+"""Level costs per index (by its line token counts) and line numbering."""
+LEVEL_COSTS_KEPT = 200_000
+"""Level costs kept per index before they are forgotten (a few hundred a keystroke)."""
+
+
 def greedy_plan(ranking: Ranking, index: Index, budget: int) -> Plan:
     """The baseline the planner must beat: whole files in ranked order while they fit."""
     left = budget - PACK_OVERHEAD
@@ -329,7 +340,7 @@ def greedy_plan(ranking: Ranking, index: Index, budget: int) -> Plan:
                     rank=rank,
                     score=ranked.score,
                     automatic=True,
-                    reasons=ranked.reasons[:PACK_REASONS],
+                    reasons=tuple(ranked.reasons[:PACK_REASONS]),
                 )
             )
     return Plan(ranking.query, budget, tuple(entries), budget - left, False, False)

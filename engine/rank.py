@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
-from engine.explain import TermHits, explain
+from engine.explain import Explanations, TermHits
 from engine.graph import personalised_pagerank
 from engine.index import bm25f_term, idf
+from engine.memo import ArrayMemo
 from engine.model import Index, Intent, RankedFile, Ranking, Session
 from engine.query import QueryAnalysis, QueryWeights, analyse_query
 from engine.roles import Role
+from engine.tables import Deferred
 
 if TYPE_CHECKING:
     import numpy as np
@@ -186,7 +189,7 @@ def rank(
     pinned = {path_ids[p] for p in session.pinned if p in path_ids}
     focus = {path_ids[p] for p in session.focus if p in path_ids}
     top_hits = [i for i in order if keyword[i] > 0 and i not in pinned and i not in focus]
-    explained = explain(
+    explained = Explanations(
         index, order, analysis, per_term, top_hits[: weights.graph_seeds], (pinned, focus)
     )
     files = tuple(
@@ -194,12 +197,12 @@ def rank(
             path=index.files[file_id].path,
             file_id=file_id,
             score=float(scores[file_id]),
-            reasons=reasons,
-            matched_declarations=matched,
+            reasons=Deferred(partial(explained.reasons, file_id)),
+            matched_declarations=Deferred(partial(explained.matched, file_id)),
             pinned=file_id in pinned,
             focused=file_id in focus,
         )
-        for file_id, (reasons, matched) in zip(order, explained, strict=True)
+        for file_id in order
     )
     return Ranking(
         query=query,
@@ -222,9 +225,7 @@ def keyword_scores(
     if n == 0 or not analysis.terms:
         return scores, per_term
     field_weights = np.asarray(weights.field_weights, dtype=np.float32)
-    lengths = index.body_length
-    average = float(lengths.mean()) or 1.0
-    body_norm = (1.0 - weights.b + weights.b * lengths / average).astype(np.float32)
+    body_norm = _BODY_NORMS.get(index.body_length, weights.b, partial(_body_norm, index, weights.b))
     ptr = index.postings.ptr
     ids = np.array([t.term_id for t in analysis.terms], dtype=np.int64)
     term_idf = idf((ptr[ids + 1] - ptr[ids]).astype(np.float64), n)
@@ -246,6 +247,20 @@ def keyword_scores(
         coverage = matched / total
         scores *= weights.coverage_floor + (1.0 - weights.coverage_floor) * coverage
     return scores, per_term
+
+
+def _body_norm(index: Index, b: float) -> npt.NDArray[np.float32]:
+    """BM25 body length normalisation per file (the same for every question)."""
+    import numpy as np  # deliberate: see rank()
+
+    lengths = index.body_length
+    average = float(lengths.mean()) or 1.0
+    norm = (1.0 - b + b * lengths / average).astype(np.float32)
+    norm.flags.writeable = False
+    return norm
+
+
+_BODY_NORMS: ArrayMemo[npt.NDArray[np.float32]] = ArrayMemo()
 
 
 def _field_idf_match(
@@ -315,17 +330,30 @@ def _weakest_seed(scores: npt.NDArray[np.float64], seeds: int) -> float:
 
 
 def git_vector(index: Index, intent: Intent, weights: RankWeights) -> npt.NDArray[np.float64]:
-    """Per-file multiplier 1 + recency + frequency boosts (larger when debugging)."""
+    """Per-file multiplier 1 + recency + frequency boosts (larger when debugging); the same
+    for every question of one intent, so worked out once per index (read-only)."""
+    key = (intent is Intent.DEBUG, weights)
+    return _GIT_VECTORS.get(index.git_age_days, key, lambda: _git_vector(index, intent, weights))
+
+
+_GIT_VECTORS: ArrayMemo[npt.NDArray[np.float64]] = ArrayMemo()
+
+
+def _git_vector(index: Index, intent: Intent, weights: RankWeights) -> npt.NDArray[np.float64]:
     import numpy as np  # deliberate: see rank()
 
     age, changes = index.git_age_days, index.git_changes
     known = ~np.isnan(age)
     if not known.any():
-        return np.ones(len(index.files), dtype=np.float64)
+        ones = np.ones(len(index.files), dtype=np.float64)
+        ones.flags.writeable = False
+        return ones
     factor = weights.debug_git_factor if intent is Intent.DEBUG else 1.0
     recency = np.where(known, np.exp(-np.nan_to_num(age) / weights.recency_days), 0.0)
     frequency = np.log1p(changes) / math.log1p(max(int(changes.max()), 1))
-    return 1.0 + factor * (weights.git_recency * recency + weights.git_frequency * frequency)
+    vector = 1.0 + factor * (weights.git_recency * recency + weights.git_frequency * frequency)
+    vector.flags.writeable = False
+    return vector
 
 
 def _chosen_first(index: Index, session: Session, scores: npt.NDArray[np.float64]) -> list[int]:

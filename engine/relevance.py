@@ -67,10 +67,12 @@ def match_declarations(
     """
     matched: dict[int, tuple[int, ...]] = {}
     for file_id, found in score_declarations(index, terms, files, weights).items():
-        decls = index.files[file_id].declarations
-        found = _nested_once(found, decls, weights.whole_callable_lines)
-        # a longer declaration that scores as much is less specific: prefer the tighter one
-        found.sort(key=lambda x: (-x[0], decls[x[1]].end_line - decls[x[1]].start_line, x[1]))
+        if len(found) > 1:  # one match holds no other and is its own best
+            decls = tuple(index.files[file_id].declarations)  # decoded once, read often
+            found = _nested_once(found, decls, weights.whole_callable_lines)
+            # a longer declaration that scores as much is less specific: prefer the tighter one
+            lines = {p: decls[p].end_line - decls[p].start_line for _, p in found}
+            found.sort(key=lambda x: (-x[0], lines[x[1]], x[1]))
         best = found[0][0]
         kept = [p for s, p in found if s >= weights.match_share * best]
         matched[file_id] = tuple(kept[: weights.max_matched])
@@ -88,9 +90,11 @@ def _nested_once(
     One pass over the matches sorted by start (outer before inner): a span holds the next
     ones while they start before it ends.
     """
-    spans = sorted(
-        ((decls[p].start_line, -decls[p].end_line, p) for _, p in found), key=lambda x: x[:2]
-    )
+    spans = []  # by start, then end descending; `found` comes by position, which breaks ties
+    for _, p in found:
+        decl = decls[p]
+        spans.append((decl.start_line, -decl.end_line, p))
+    spans.sort()
     holders: set[int] = set()
     absorbed: dict[int, int] = {}  # inner match -> the short function keeping it
     open_spans: list[tuple[int, int, int]] = []  # (end, declaration, start), outer first
@@ -126,7 +130,7 @@ def score_declarations(
     weights: DeclarationWeights = DEFAULT_DECLARATION_WEIGHTS,
 ) -> dict[int, list[tuple[float, int]]]:
     """Return, per file id of `files`, (score, declaration position) of every declaration
-    that has a word of the question, in no particular order.
+    that has a word of the question, by position.
 
     Args:
         terms: (term id, query weight) of each question word; the index's idf is applied here.

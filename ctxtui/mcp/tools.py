@@ -84,7 +84,7 @@ class Tools:
             name = _repository_path(workspace, path)
             ranking = workspace.rank(question, Session(focus=(name,)))
             ranked = next(f for f in ranking.files if f.path == name)
-            matched = ranked.matched_declarations
+            matched = tuple(ranked.matched_declarations)
             return _one_file(workspace, name, Level.FOCUSED, matched, redact=settings.redact)
 
     def current_selection(self) -> tuple[str, dict[str, Any]]:

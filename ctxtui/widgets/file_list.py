@@ -242,7 +242,8 @@ class FileList(OptionList):
         column = format_tokens(tokens, packed).rjust(TOKENS_CELLS) + " "
         return RowKey(
             number, level, chosen, packed, column, round(fraction * 48), ranked.pinned,
-            ranked.reasons, width, ranked.path in self.changed, self.secrets.get(ranked.path, ""),
+            tuple(ranked.reasons), width, ranked.path in self.changed,
+            self.secrets.get(ranked.path, ""),
         )  # fmt: skip
 
     def _style(self, name: str) -> Style:

@@ -28,9 +28,12 @@ from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar
+from ctxtui.widgets.ranked_row import describe_reasons
 from ctxtui.workspace import Workspace
 from ctxtui.workspace import core as core_module
+from engine.explain import Explanations
 from engine.model import Level
+from engine.rank import rank
 
 AppFactory = Callable[..., CtxtuiApp]
 
@@ -78,6 +81,29 @@ async def test_a_new_ranking_while_typing_shows_rank_1_at_the_top(
         assert file_list.highlighted_path == top
         preview = screen.query_one(Preview)
         await wait_until(pilot, lambda: str(preview.border_title).startswith(top))
+
+
+async def test_every_row_shows_its_reasons_on_show_and_scrolled_into_view(
+    long_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the ranking works out reasons when a row first reads them, a few files at a time
+    monkeypatch.setattr(Explanations, "BLOCK", 4)
+    app = app_factory(long_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        set_question(app, "session step")
+        await settle(pilot, "session step")
+        file_list = app.main_screen.query_one(FileList)
+        await pilot.press("tab", "end")  # into the list, down to the last row
+        ranking = file_list.shown_ranking
+        assert ranking is not None
+        await wait_until(pilot, lambda: file_list.option_count == len(ranking.files) > 30)
+        assert file_list.highlighted == file_list.option_count - 1
+        fresh = {f.path: tuple(f.reasons) for f in rank(app.workspace.index, "session step").files}
+        for number, ranked in enumerate(ranking.files):
+            line = str(file_list.get_option_at_index(number).prompt).splitlines()[1]
+            assert line.strip() == describe_reasons(fresh[ranked.path], len(line.strip()))
+            if ranked.path.startswith("helpers/session_"):
+                assert "session_step_0" in line or "words session" in line
 
 
 async def test_while_typing_the_first_rows_are_built_and_the_rest_at_a_pause(

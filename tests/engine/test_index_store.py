@@ -272,5 +272,8 @@ def test_reopening_an_unchanged_tree_rebuilds_nothing_and_decodes_no_record(
     index, report = index_repo(repo, cache_dir=cache_dir)
     assert (report.parsed, report.reused) == ((), len(FILES))
     assert decoded == []
-    assert rank(index, "invoice total").files[0].path == "billing/invoice.py"
+    ranking = rank(index, "invoice total")
+    assert ranking.files[0].path == "billing/invoice.py"
+    assert decoded == []  # a ranking works out its evidence when it is read
+    assert ranking.files[0].reasons
     assert 0 < len(decoded) < len(FILES)  # only files whose declarations match the question
