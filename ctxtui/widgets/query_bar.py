@@ -9,10 +9,11 @@ when the list has focus.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Self
 
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
 from textual.reactive import var
 from textual.widgets import Input
 
@@ -72,12 +73,36 @@ class QueryBar(Input):
         self._quiet = False
         self._recall = -1
         self._draft = ""
+        self._text_changing = False
         super().__init__(
             value=value,
             placeholder="Ask about the code: where is the session refreshed?",
             select_on_focus=False,
             id=id,
         )
+
+    def _watch_value(self, value: str) -> None:
+        """Input's own watcher, without the layout of the whole screen it asks for."""
+        self._text_changing = True
+        try:
+            super()._watch_value(value)
+        finally:
+            self._text_changing = False
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        """Input answers every key with a new virtual width (a layout reactive), so each key
+        laid out and repainted the whole screen: more than a keystroke's ranking costs (issue
+        7). The bar's size never depends on its text (CSS: 100% wide, 3 high) and it scrolls
+        its text itself from that virtual width, so a text change only repaints the bar."""
+        if layout and self._text_changing and not self.styles.auto_dimensions:
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     @property
     def recalling(self) -> bool:

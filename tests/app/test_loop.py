@@ -196,6 +196,35 @@ async def test_going_back_to_the_question_keeps_it_and_ctrl_z_undoes_edits(
         await settle(pilot, "")
 
 
+async def test_a_question_longer_than_the_bar_scrolls_to_the_cursor_without_a_layout(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(60, 20)) as pilot:
+        query_bar = app.main_screen.query_one(QueryBar)
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        layouts: list[bool] = []
+        refresh_layout = app.main_screen._refresh_layout
+
+        def counting(*args: Any, **kwargs: Any) -> Any:
+            layouts.append(True)
+            return refresh_layout(*args, **kwargs)
+
+        app.main_screen._refresh_layout = counting  # type: ignore[method-assign]
+        tail = " refresh token expiry and the time to live of every user session"
+        await pilot.press(*tail)
+        await settle(pilot, "session" + tail)
+        assert query_bar.scroll_x > 0  # the bar scrolled its text ...
+        x, region = query_bar.cursor_screen_offset.x, query_bar.content_region
+        assert region.x <= x <= region.right  # ... to the cursor
+        line = "".join(segment.text for segment in query_bar.render_line(0))
+        assert "every user session" in line
+        assert len(layouts) < len(tail) // 4  # and a key does not lay the screen out again
+        await pilot.press("home")
+        assert query_bar.scroll_x == 0
+
+
 async def test_earlier_questions_come_back_with_up_and_ctrl_r_and_are_kept(
     small_repo: Path, app_factory: AppFactory, tmp_path: Path
 ) -> None:
