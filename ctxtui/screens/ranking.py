@@ -10,6 +10,7 @@ this screen hands them; the keys live in the layers above.
 
 from __future__ import annotations
 
+import time
 from functools import partial
 
 from textual import events, on, work
@@ -35,10 +36,14 @@ from engine.model import Plan, PlanEntry, Rendered, one_line
 __all__ = ["RankingScreen", "Services"]
 
 PACK_PAUSE = 0.15
-"""Seconds without a new ranking before the exact pack is rendered: longer than the gap
-between two keys of a fast typist (100-150 ms), so the render never runs between them."""
+"""Seconds without a new key before the exact pack is rendered: longer than the gap between two
+keys of a fast typist (100-150 ms), so the render never runs between them. The pause counts
+from the key, not from its ranking: the ranking's own time is part of the wait."""
 PREVIEW_PAUSE = 0.15
 """Seconds the highlight must rest, while the question has focus, before the preview follows."""
+AFTER_PACK_PAUSE = 0.05
+"""Seconds between an exact pack's arrival and the work that would delay its frame (every row,
+the preview, the look at the disk): time for the meter's frame to reach the screen first."""
 TOKENIZER_PAUSE = 2.0
 """Seconds after the first exact pack before the other encoding's tokenizer loads."""
 SHOWN_FIRST = 40
@@ -76,6 +81,8 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self._no_match_timer: Timer | None = None
         self._pack_timer: Timer | None = None
         self._typed = False
+        self._typed_at = 0.0
+        """When the last key was typed into the question (time.monotonic)."""
         self._tokenizer_timer: Timer | None = None
         self._preview_timer: Timer | None = None
 
@@ -182,6 +189,8 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         if self.workspace is None or not self.is_mounted:
             return
         self._typed = typed
+        if typed:
+            self._typed_at = time.monotonic()
         self.postpone_refresh()
         self._generation += 1
         self.run_rank(self.workspace, self._generation, self.query_text, self._choices())
@@ -214,8 +223,9 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         # A level, a pin, the budget, the format or the encoding is one key: packed at once.
         self._stop(self._pack_timer)
         self._pack_timer = None
-        if self._typed:
-            self._pack_timer = self.set_timer(PACK_PAUSE, partial(self._start_pack, answer))
+        wait = PACK_PAUSE - (time.monotonic() - self._typed_at) if self._typed else 0.0
+        if wait > 0:
+            self._pack_timer = self.set_timer(wait, partial(self._start_pack, answer))
         else:
             self._start_pack(answer)
 
@@ -262,9 +272,17 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         file_list.plan = message.plan
         self.query_one(BudgetMeter).plan = message.plan
         self._warn_about(message.plan)
-        self.call_after_refresh(file_list.list_all)  # the rows past the first screens, now
         if self._tokenizer_timer is None:  # once: the other encoding, before `e` asks for it
             self._tokenizer_timer = self.set_timer(TOKENIZER_PAUSE, self.load_other_encodings)
+        # The exact meter paints first; the work that competes with that frame for the
+        # interpreter (the rows past the first screens, the preview's highlighting, the look at
+        # the disk) starts once it is on screen.
+        self.set_timer(AFTER_PACK_PAUSE, partial(self._after_pack_shown, message.generation))
+
+    def _after_pack_shown(self, generation: int) -> None:
+        if generation != self._generation:
+            return  # typing resumed: the next pause does this
+        self.query_one(FileList).list_all()
         self.request_preview()
         self.maybe_refresh()  # the typing has paused: a good moment to look at the disk
 
@@ -294,7 +312,9 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self._preview_timer = None
         if self.query_one(FileList).has_focus:
             self.request_preview()  # the person moves the cursor: follow at once
-        else:  # a new ranking moved it: wait for the typing to pause
+        elif self.packed is not None and self.packed[0] == self._generation:
+            # A new ranking moved it: wait for the typing to pause. (While the ranking's exact
+            # pack is still to come, its arrival shows the preview: not twice, not competing.)
             self._preview_timer = self.set_timer(PREVIEW_PAUSE, self.request_preview)
 
     def request_preview(self) -> None:

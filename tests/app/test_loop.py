@@ -404,3 +404,37 @@ async def test_the_preview_scrolls_from_the_list_with_ctrl_d_and_ctrl_u(
         assert preview.scroll_y == preview.size.height // 2
         await pilot.press("ctrl+u")
         assert preview.scroll_y == 0
+
+
+class FakeClock:
+    """A monotonic clock the test moves: the typing pause, without waiting for it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+async def test_the_typing_pause_counts_from_the_key_so_a_slow_ranking_is_packed_at_once(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ranking_module, "PACK_PAUSE", 30.0)
+    clock = FakeClock()
+    monkeypatch.setattr(ranking_module, "time", clock)
+    slow_rank = ranking_module.jobs.rank_job
+
+    def rank_job(*args: Any, **kwargs: Any) -> Any:
+        answer = slow_rank(*args, **kwargs)
+        clock.now += 31.0  # this ranking took longer than the whole pause
+        return answer
+
+    monkeypatch.setattr(ranking_module.jobs, "rank_job", rank_job)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await settle(pilot, "")
+        await pilot.press("x")
+        # Counted from the ranking, the pause would hold the pack back for 30 s more.
+        await wait_until(pilot, lambda: screen.packed is not None and screen.packed[1].query == "x")
+        assert not screen.query_one(BudgetMeter).totals_text.startswith("≈")
