@@ -50,10 +50,10 @@ print(json.dumps({"wall": wall, "rss_mb": own / 1024, "worker_rss_mb": kids / 10
     "stages": [[t.stage, t.seconds] for t in ws.report.times]}))
 """
 RANK_RUNS = 5
+"""Runs of `ctxtui rank` timed end to end (process start to answer)."""
 SHOWN_ROWS = 50
 """Rows the app lists while a question is typed (ctxtui.widgets.file_list.ROWS_WHILE_TYPING),
 whose reasons each keystroke's ranking works out."""
-"""Runs of `ctxtui rank` timed end to end (process start to answer)."""
 
 
 def percentile(values: Sequence[float], share: float) -> float:
