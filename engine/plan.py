@@ -59,7 +59,8 @@ class _Candidate:
 
     @property
     def matched(self) -> tuple[int, ...]:
-        return tuple(self.ranked.matched_declarations[: self.kept])
+        # none kept: the ranking need not work the file's matches out (engine.explain)
+        return tuple(self.ranked.matched_declarations[: self.kept]) if self.kept else ()
 
 
 def plan(
@@ -268,7 +269,7 @@ class _Costs:
     def raw(self, c: _Candidate, level: Level) -> int:
         """Estimated content tokens of a file at a level (its current `kept` declarations)."""
         focused = level is Level.FOCUSED
-        matched = tuple(c.ranked.matched_declarations[: c.kept]) if focused else ()
+        matched = tuple(c.ranked.matched_declarations[: c.kept]) if focused and c.kept else ()
         key = (c.ranked.file_id, level, matched, c.best_lines if focused else 0)
         cost = self.memo.get(key)
         if cost is None:

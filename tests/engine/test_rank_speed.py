@@ -22,6 +22,7 @@ from engine.explain import Explanations
 from engine.graph import personalised_pagerank
 from engine.memo import ArrayMemo
 from engine.model import Index, Intent, Session
+from engine.plan import plan
 from engine.rank import DEFAULT_WEIGHTS, git_vector, rank
 
 rank_module = sys.modules["engine.rank"]
@@ -72,17 +73,23 @@ def test_evidence_is_the_same_whatever_the_block_and_the_order_it_is_read_in(
     assert backwards[::-1] == whole
 
 
-def test_a_ranking_scores_declarations_only_for_the_files_read(
-    carts: Index, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    scored: list[set[int]] = []
+@pytest.fixture
+def scored(monkeypatch: pytest.MonkeyPatch) -> list[set[int]]:
+    """The blocks of files whose declarations get scored, in order, from now on."""
+    blocks: list[set[int]] = []
     matching = explain_module.matching_declarations
 
     def counting(index: Index, analysis: Any, files: set[int], *args: Any) -> Any:
-        scored.append(set(files))
+        blocks.append(set(files))
         return matching(index, analysis, files, *args)
 
     monkeypatch.setattr(explain_module, "matching_declarations", counting)
+    return blocks
+
+
+def test_a_ranking_scores_declarations_only_for_the_files_read(
+    carts: Index, scored: list[set[int]]
+) -> None:
     ranking = rank(carts, "cart total")
     assert len(ranking.files) > 2 * Explanations.BLOCK and scored == []
     first = ranking.files[0]
@@ -90,6 +97,20 @@ def test_a_ranking_scores_declarations_only_for_the_files_read(
     assert scored == [{f.file_id for f in ranking.files[: Explanations.BLOCK]}]
     assert ranking.files[1].reasons and len(scored) == 1  # its block is already done
     assert ranking.files[-1].matched_declarations and len(scored) == 2
+
+
+def test_a_plan_works_out_matches_only_for_the_files_it_may_give_code(
+    carts: Index, scored: list[set[int]]
+) -> None:
+    ranking = rank(carts, "cart_total_7 sums")
+    lazy = plan(ranking, carts, 2000)
+    last = ranking.files[-1].file_id
+    assert len(ranking.files) > 2 * Explanations.BLOCK and scored
+    assert not any(last in block for block in scored)  # outlines need no matches
+    eager = rank(carts, "cart_total_7 sums")
+    for ranked in eager.files:  # every file's evidence worked out before planning
+        len(ranked.reasons), len(ranked.matched_declarations)
+    assert plan(eager, carts, 2000) == lazy
 
 
 def reference_pagerank(
