@@ -123,7 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-semantic", action="store_true", help="rank by words only, even with the extra"
     )
 
-    bench = sub.add_parser("bench", help="measure ranking and planning speed while typing")
+    bench = sub.add_parser(
+        "bench",
+        help="measure ranking and planning speed while typing (rank with the reasons of the "
+        "first 25 rows, as the app works them out; plan with those of the files it packs)",
+    )
     bench.add_argument("path", nargs="?", default=".")
     bench.add_argument("--question", action="append", default=[], help="questions to type")
     bench.add_argument("-b", "--budget", type=int, default=8000)

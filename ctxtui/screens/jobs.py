@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctxtui.widgets.file_list import LISTED_FILES, ROWS_WHILE_TYPING
+from ctxtui.widgets.file_list import LISTED_FILES, REASONED_ROWS
 from ctxtui.workspace import (
     Choices,
     ReadWriteGate,
@@ -65,8 +65,8 @@ def rank_job(
             ranked.path: index.files[ranked.file_id].tokens
             for ranked in ranking.files[:LISTED_FILES]
         }
-        for ranked in ranking.files[:ROWS_WHILE_TYPING]:  # the rows' reasons, here, not in
-            len(ranked.reasons)  # the UI thread (the ranking works them out when first read)
+        for ranked in ranking.files[:REASONED_ROWS]:  # the first screen's reasons, here, not
+            len(ranked.reasons)  # in the UI thread (the ranking works them out when first read)
     return Answer(generation, query, ranking, plan, full_tokens)
 
 

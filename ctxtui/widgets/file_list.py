@@ -21,7 +21,14 @@ from textual.style import Style
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ctxtui.widgets.ranked_row import TOKENS_CELLS, RowKey, format_tokens, keep_places, row_content
+from ctxtui.widgets.ranked_row import (
+    TOKENS_CELLS,
+    RowKey,
+    format_tokens,
+    keep_places,
+    looks_alike,
+)
+from ctxtui.widgets.row_list import RowList, RowOption
 from engine.model import Level, Plan, PlanEntry, RankedFile, Ranking
 
 LISTED_FILES = 200
@@ -29,6 +36,10 @@ LISTED_FILES = 200
 ROWS_WHILE_TYPING = 50
 """Rows built while the question is typed (a few screens' worth): building all 200 for every
 keystroke would take most of a frame. The rest follow at a pause or when the list takes focus."""
+REASONED_ROWS = 25
+"""Rows whose reasons the ranking job works out with the ranking (a screen of rows at up to
+50 lines, one block of engine.explain); a row further down works out its own when it is first
+drawn (scrolled into view), a block at a time."""
 LEVELS = Binding.Group("Level", compact=True)
 """The level keys share one footer entry: "fsoxa Level"."""
 
@@ -39,7 +50,7 @@ def level_key(key: str, level: str, description: str, tooltip: str) -> Binding:
     return Binding(key, action, description, tooltip=tooltip, id=f"set-level-{level}", group=LEVELS)
 
 
-class FileList(OptionList):
+class FileList(RowList):
     """The ranked files of the current question, with their levels and reasons."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -170,6 +181,7 @@ class FileList(OptionList):
 
     def _rebuild(self) -> None:
         self._rebuild_pending = False
+        self.forget_looks()  # the component styles are read anew, as the rows are
         ranking = self.ranking
         limit = LISTED_FILES if self._all_rows or self.has_focus else ROWS_WHILE_TYPING
         files = list(ranking.files[:limit]) if ranking is not None else []
@@ -191,13 +203,16 @@ class FileList(OptionList):
         style = self._styles()
         shown_rows = len(self._paths)
         if self._paths and paths[:shown_rows] == self._paths:  # same files: redraw in place
+            redrawn = False
             for index, (row, old) in enumerate(zip(rows, self._rows, strict=False)):
-                if row != old:
-                    self.replace_option_prompt_at_index(
-                        index, row_content(row, files[index].path, style)
-                    )
+                if not looks_alike(row, old):
+                    option = self.get_option_at_index(index)
+                    assert isinstance(option, RowOption)
+                    option.row, redrawn = row, True
+            if redrawn:
+                self._clear_caches()
             self.add_options(  # and the rows past the first screens, if they are due now
-                Option(row_content(row, ranked.path, style), id=ranked.path)
+                RowOption(row, ranked.path, style)
                 for row, ranked in zip(rows[shown_rows:], files[shown_rows:], strict=True)
             )
             self._paths, self._rows = paths, rows
@@ -212,8 +227,7 @@ class FileList(OptionList):
             self.post_message(self.Highlighted(None))
             return
         self.set_options(
-            Option(row_content(row, ranked.path, style), id=ranked.path)
-            for row, ranked in zip(rows, files, strict=True)
+            RowOption(row, ranked.path, style) for row, ranked in zip(rows, files, strict=True)
         )
         if follow_top or keep not in paths:
             self._show_top()
@@ -242,7 +256,7 @@ class FileList(OptionList):
         column = format_tokens(tokens, packed).rjust(TOKENS_CELLS) + " "
         return RowKey(
             number, level, chosen, packed, column, round(fraction * 48), ranked.pinned,
-            tuple(ranked.reasons), width, ranked.path in self.changed,
+            ranked.reasons, width, ranked.path in self.changed,
             self.secrets.get(ranked.path, ""),
         )  # fmt: skip
 

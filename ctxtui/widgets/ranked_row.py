@@ -6,10 +6,14 @@ on their own; the widget hands in its component styles.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual.content import Content
+from textual.strip import Strip
 from textual.style import Style
 
 from engine.model import Level, RankedFile, Reason, ReasonKind, one_line
@@ -33,7 +37,7 @@ def score_bar(fraction: float, cells: int = SCORE_CELLS) -> str:
     return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(cells)
 
 
-def describe_reasons(reasons: tuple[Reason, ...], width: int = 0) -> str:
+def describe_reasons(reasons: Sequence[Reason], width: int = 0) -> str:
     """Say why a file is ranked, pins and declarations first: "defines Session.get · words user".
 
     Each kind lists as many of its details as fit in `width` cells (every detail when 0), at
@@ -122,8 +126,9 @@ class RowKey(NamedTuple):
     """Score bar length in eighths of a cell (of 48)."""
     pinned: bool
     """The file is pinned."""
-    reasons: tuple[Reason, ...]
-    """The ranking's evidence."""
+    reasons: Sequence[Reason]
+    """The ranking's evidence, as the ranking holds it: worked out when first read, which
+    for rows past the first screen is when they are drawn (engine.explain)."""
     width: int
     """Cells the row may use."""
     changed: bool = False
@@ -132,31 +137,94 @@ class RowKey(NamedTuple):
     """Why the file is marked for secrets ("secret redacted, line 12"); empty when it holds none."""
 
 
-def row_content(key: RowKey, path: str, style: Callable[[str], Style]) -> Content:
-    """The two lines of a row; `style` gives the widget's component style of a part."""
+def looks_alike(row: RowKey, other: RowKey) -> bool:
+    """Whether two rows draw alike, without reading their evidence: it counts as the same
+    only when it is the same ranking's (a plan's change redraws nothing else)."""
+    return row.reasons is other.reasons and row._replace(reasons=()) == other._replace(reasons=())
+
+
+Part = tuple[str, str | None]
+"""A run of a row's text and the component style it takes (None: the row's own style)."""
+
+
+def row_parts(key: RowKey, path: str) -> tuple[tuple[Part, ...], tuple[Part, ...]]:
+    """The two lines of a row as runs of text, each with its component style's name."""
     room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
     room -= 2 if key.secret else 0
     folder, name = fit_path(one_line(path), room)
     level = key.level
     secret = f"{key.secret} · " if key.secret else ""
     reasons = describe_reasons(key.reasons, max(20, key.width - REASONS_INDENT - len(secret)))
-    # Content, not rich Text: assembling 200 rows must stay well under a frame
+    first: tuple[Part, ...] = (
+        (f"{key.number:>3} ", "rank"),
+        (score_bar(key.eighths / 48), "score"),
+        (f" {_BADGES[level]}", f"level-{level.value}"),
+        ("*" if key.chosen else " ", "user-choice"),
+        (" " * (7 - len(_BADGES[level])), None),
+        (key.tokens, "tokens" if key.packed else "tokens-off"),
+        (folder, "folder"),
+        (name, "name"),
+        (" ±" if key.changed else " ◆" if key.pinned else "", "pin"),
+        (" ⚠" if key.secret else "", "secret"),
+    )
+    second: tuple[Part, ...] = (
+        (" " * REASONS_INDENT, None),
+        (secret, "secret"),
+        (reasons, "reasons"),
+    )
+    return first, second
+
+
+def row_content(key: RowKey, path: str, style: Callable[[str], Style]) -> Content:
+    """The two lines of a row; `style` gives the widget's component style of a part."""
+    first, second = row_parts(key, path)
     return Content.assemble(
-        (f"{key.number:>3} ", style("rank")),
-        (score_bar(key.eighths / 48), style("score")),
-        (f" {_BADGES[level]}", style(f"level-{level.value}")),
-        ("*" if key.chosen else " ", style("user-choice")),
-        " " * (7 - len(_BADGES[level])),
-        (key.tokens, style("tokens" if key.packed else "tokens-off")),
-        (folder, style("folder")),
-        (name, style("name")),
-        (" ±" if key.changed else " ◆" if key.pinned else "", style("pin")),
-        (" ⚠" if key.secret else "", style("secret")),
-        "\n" + " " * REASONS_INDENT,
-        (secret, style("secret")),
-        (reasons, style("reasons")),
+        *((text, style(name)) if name else text for text, name in first),
+        "\n",
+        *((text, style(name)) if name else text for text, name in second),
         strip_control_codes=False,
     )
+
+
+def row_strips(
+    lines: Sequence[Sequence[Part]],
+    width: int,
+    base: Style,
+    style: Callable[[str], Style],
+    looks: dict[str, RichStyle] | None = None,
+) -> list[Strip]:
+    """Draw a row's lines `width` cells wide on `base`, cut with an ellipsis where too long:
+    what Content's no-wrap rendering draws, without its general machinery (wrapping, spans,
+    per-cell offsets), so a screen of rows draws in well under a millisecond. `looks` keeps
+    the parts' terminal styles on this base from row to row."""
+    base_rich = base.rich_style
+    # styled as Content renders a run (the base, plus the base combined with the run's own),
+    # so that the colours blend alike and the terminal gets the same runs
+    plain = (base + base).rich_style
+    looks = {} if looks is None else looks
+    strips = []
+    for line in lines:
+        segments: list[Segment] = []
+        cells = 0
+        for text, name in line:
+            if not text:
+                continue
+            look = plain if name is None else looks.get(name)
+            if look is None and name is not None:
+                look = looks[name] = (base + Style.combine((base, style(name)))).rich_style
+            size = cell_len(text)
+            if cells + size > width:  # the last cell left becomes the ellipsis
+                room = width - 1 - cells
+                if room > 0:
+                    segments.append(Segment(set_cell_size(text, room), look))
+                if width > 0:
+                    segments.append(Segment("…", look))
+                cells = width
+                break
+            segments.append(Segment(text, look))
+            cells += size
+        strips.append(Strip(segments, cells).extend_cell_length(width, base_rich))
+    return strips
 
 
 def keep_places(files: list[RankedFile], shown: list[str]) -> list[RankedFile]:

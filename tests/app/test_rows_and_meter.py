@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.color import Color
 from textual.style import Style
 
 from ctxtui.widgets.budget_meter import layout_segments
@@ -12,6 +13,8 @@ from ctxtui.widgets.ranked_row import (
     fit_path,
     format_tokens,
     row_content,
+    row_parts,
+    row_strips,
     score_bar,
 )
 from engine.model import Level, Plan, PlanEntry, Reason, ReasonKind
@@ -105,3 +108,38 @@ def test_a_five_digit_token_count_never_cuts_the_file_name() -> None:
     narrow = row_content(key._replace(width=44), path, lambda _part: Style()).plain
     assert narrow.split("\n")[0].endswith(" …ual/screen.py ◆")  # the folder gives way first
     assert second.strip() == "no direct evidence"
+
+
+def test_a_row_draws_as_its_content_would_cut_with_an_ellipsis() -> None:
+    # the list draws rows straight from their parts (row_strips); cell by cell, text and look
+    # must be what Textual's Content rendering of row_content gives
+    base = Style(background=Color.parse("#0178d4"), foreground=Color.parse("#ddedf9"), bold=True)
+    looks = {
+        "rank": Style(foreground=Color(160, 160, 160, 0.6)),
+        "name": Style(bold=True, italic=True),
+        "reasons": Style(foreground=Color.parse("#99c9ed")),
+        "pin": Style(foreground=Color.parse("#ffa62b")),
+    }
+
+    def style(part: str) -> Style:
+        return looks.get(part, Style(underline=True))
+
+    reasons = tuple(Reason(ReasonKind.WORD, f"word{n}", ("body",)) for n in range(9))
+    key = RowKey(
+        number=7, level=Level.FOCUSED, chosen=True, packed=True, tokens="   1,234 ",
+        eighths=21, pinned=True, reasons=reasons, width=58, secret="secret redacted, line 3",
+    )  # fmt: skip
+    for path, width in (("src/日本/名前の長いファイル.py", 40), ("a/b.py", 58), ("a/b.py", 70)):
+        row = key._replace(width=width)
+        drawn = row_strips(row_parts(row, path), width, base, style)
+        content = row_content(row, path, style)
+        for strip, line in zip(drawn, content.split("\n", allow_blank=True), strict=True):
+            expected = [
+                (char, (base + look).rich_style)
+                for text, look in line.truncate(width, ellipsis=True).render(base, end="")
+                for char in text
+            ]
+            expected += [(" ", (base + base).rich_style)] * (width - line.cell_length)
+            cells = [(char, seg.style) for seg in strip for char in seg.text]
+            assert strip.cell_length == width
+            assert cells == expected

@@ -11,7 +11,7 @@ from conftest import make_repo
 
 from ctxtui.cli import main
 from ctxtui.cli.bench import SHOWN_ROWS
-from ctxtui.widgets.file_list import ROWS_WHILE_TYPING
+from ctxtui.widgets.file_list import REASONED_ROWS
 
 
 def test_bench_app_types_each_key_and_reports_both_latencies(
@@ -38,5 +38,5 @@ def test_bench_app_on_a_missing_folder_is_one_line_and_exit_1(
     assert err.startswith("ctxtui: not a folder") and err.count("\n") == 1
 
 
-def test_the_bench_reads_the_reasons_of_as_many_rows_as_the_app_lists() -> None:
-    assert SHOWN_ROWS == ROWS_WHILE_TYPING
+def test_the_bench_reads_the_reasons_of_as_many_rows_as_the_app_ranking_job() -> None:
+    assert SHOWN_ROWS == REASONED_ROWS
