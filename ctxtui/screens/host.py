@@ -87,6 +87,9 @@ class WorkspaceHost(Screen[None]):
         """Fully counted workspaces by encoding, so switching back is instant."""
         self._tokenizers: dict[str, LazyTokenizer] = {}
         """Tokenizers of the other encodings, loaded ahead once the typing pauses."""
+        self._full_count_due: str | None = None
+        """The encoding whose files on show are counted, the rest not yet (see
+        count_everything_now)."""
         self._next_refresh = time.monotonic() + REFRESH_INTERVAL
         self._refresh_timer: Timer | None = None
         self.changes: Changes | None = None
@@ -220,6 +223,8 @@ class WorkspaceHost(Screen[None]):
 
     def switch_encoding(self, workspace: jobs.WorkspaceAPI, encoding: str) -> None:
         """Count in `encoding`: at once from a workspace already counted, else in a worker."""
+        self.postpone_refresh()  # a look at the disk waits for the next pause, not this frame
+        self._full_count_due = None
         complete = self._complete.get(encoding)
         if complete is not None:
             self.workers.cancel_group(self, "encoding")
@@ -228,6 +233,16 @@ class WorkspaceHost(Screen[None]):
             return
         tokenizer = self._tokenizer_for(encoding)
         self.run_encoding_switch(workspace, encoding, self.shown_paths(), tokenizer)
+
+    def count_everything_now(self) -> None:
+        """The files on show are counted and their exact meter is on screen: count every
+        other file in the new encoding now (called once a pack has been shown). Started any
+        earlier, the full count (a re-open in the new encoding, parsing in worker processes
+        on a first switch) took the cores from the ranking and pack the person waits for."""
+        encoding, self._full_count_due = self._full_count_due, None
+        workspace = self.workspace
+        if encoding is not None and workspace is not None and workspace.encoding == encoding:
+            self.run_full_count(workspace, encoding)
 
     def _tokenizer_for(self, encoding: str) -> LazyTokenizer:
         return self._tokenizers.setdefault(encoding, LazyTokenizer(encoding))
@@ -245,7 +260,9 @@ class WorkspaceHost(Screen[None]):
         for tokenizer in tokenizers:
             tokenizer.get()
 
-    @work(thread=True, exclusive=True, group="encoding", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="encoding", exit_on_error=False, description="encoding"
+    )
     def run_encoding_switch(
         self,
         workspace: jobs.WorkspaceAPI,
@@ -253,13 +270,19 @@ class WorkspaceHost(Screen[None]):
         shown: tuple[str, ...],
         tokenizer: LazyTokenizer,
     ) -> None:
-        """Count the files on show in the new encoding, then index everything in it."""
+        """Count the files on show in the new encoding (the rest: count_everything_now)."""
         with self.gate.reading():
             quick = workspace.recounted(encoding, shown, tokenizer)
         self.post_message(EncodingSwitched(quick, complete=False))
-        if get_current_worker().is_cancelled:
-            return
-        self.post_message(EncodingSwitched(quick.with_encoding(encoding), complete=True))
+
+    @work(
+        thread=True, exclusive=True, group="encoding", exit_on_error=False, description="count all"
+    )
+    def run_full_count(self, workspace: jobs.WorkspaceAPI, encoding: str) -> None:
+        """Index everything in the new encoding."""
+        complete = workspace.with_encoding(encoding)
+        if not get_current_worker().is_cancelled:
+            self.post_message(EncodingSwitched(complete, complete=True))
 
     @on(EncodingSwitched)
     def follow_encoding(self, message: EncodingSwitched) -> None:
@@ -269,6 +292,8 @@ class WorkspaceHost(Screen[None]):
         if workspace.encoding != self.encoding or self.workspace is None:
             return  # pressed again meanwhile: another switch is on its way
         self.adopt_workspace(workspace)
+        if not message.complete:
+            self._full_count_due = workspace.encoding  # once its exact meter is on screen
         if message.complete:
             self.notify(f"Every token count is now in {workspace.encoding}", timeout=3)
 
@@ -294,7 +319,7 @@ class WorkspaceHost(Screen[None]):
             self._refresh_timer.stop()
             self._refresh_timer = None
 
-    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="refresh", exit_on_error=False, description="refresh")
     def run_refresh(self, workspace: jobs.WorkspaceAPI, *, automatic: bool = False) -> None:
         """Re-index changed files in a thread, beside the readers."""
         started = time.monotonic()

@@ -195,7 +195,9 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self._generation += 1
         self.run_rank(self.workspace, self._generation, self.query_text, self._choices())
 
-    @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
+    # Each worker names itself: Textual would otherwise describe it by the repr of every
+    # argument (a workspace, a ranking of 200 files), on every keystroke.
+    @work(thread=True, exclusive=True, group="rank", exit_on_error=False, description="rank")
     def run_rank(
         self, workspace: jobs.WorkspaceAPI, generation: int, query: str, choices: jobs.Choices
     ) -> None:
@@ -256,7 +258,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         if timer is not None:
             timer.stop()
 
-    @work(thread=True, exclusive=True, group="pack", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="pack", exit_on_error=False, description="pack")
     def run_pack(self, workspace: jobs.WorkspaceAPI, answer: Answer, choices: jobs.Choices) -> None:
         """Render the pack exactly for the meter, the list and a copy."""
         plan, rendered = jobs.pack_job(workspace, self.gate, answer.ranking, choices)
@@ -284,6 +286,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             return  # typing resumed: the next pause does this
         self.query_one(FileList).list_all()
         self.request_preview()
+        self.count_everything_now()  # after an encoding switch: the files not on show
         self.maybe_refresh()  # the typing has paused: a good moment to look at the disk
 
     def _warn_about(self, plan: Plan) -> None:
@@ -344,7 +347,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         preview.border_title = Content(title)  # plain text: a name like `x[/y].py` is no markup
         self.run_preview(self.workspace, key, entry, words, preview.match_style)
 
-    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
     def run_preview(
         self,
         workspace: jobs.WorkspaceAPI,

@@ -360,6 +360,28 @@ async def test_the_encoding_switches_at_once_and_no_press_is_lost(
         assert app.workspace is not None and app.workspace.encoding == "o200k_base"  # kept
 
 
+async def test_the_full_count_waits_until_the_files_on_show_are_counted_on_screen(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[bool, str]] = []
+    with_encoding = Workspace.with_encoding
+    app = app_factory(small_repo)
+
+    def watched_with_encoding(self: Workspace, encoding: str) -> Workspace:
+        screen = app.main_screen  # what is on screen when the full count starts
+        packed = screen.packed is not None and screen.packed[0] == screen._generation
+        seen.append((packed, screen.workspace.encoding if screen.workspace else ""))
+        return with_encoding(self, encoding)
+
+    monkeypatch.setattr(Workspace, "with_encoding", watched_with_encoding)
+    async with app.run_test(size=(120, 36)) as pilot:
+        set_question(app, "session")
+        await settle(pilot, "session")
+        await pilot.press("tab", "e")
+        await wait_until(pilot, lambda: any("now in cl100k_base" in n for n in notices(app)))
+        assert seen == [(True, "cl100k_base")]  # the exact pack of the switched files shown
+
+
 async def test_the_other_encoding_loads_once_the_typing_pauses_and_e_uses_it(
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
