@@ -39,13 +39,13 @@ class RankWeights:
     the question's intent read from its subject line only (TUNED unchanged, HELD MRR +0.004
     from one gin case: no evidence where it would be chosen).
 
-    Session 4, same protocol. Tried and left: the parts of a compound identifier
-    (`macro_rules` -> macro, rules) weighing 0.75 / 0.5 / 0.33 of the whole (every fold
-    chose 1); scope words weighted in the file name and folders only, x1 .. x3 in all
-    fields plus 1 .. 4 x idf for a path holding the word (out of fold HELD MRR 0.763 ->
-    0.757, TUNED R@5 0.966 -> 0.956); a question word that is a file's whole name
-    (`usage` -> usage.rs) x1.1 .. x1.5 (folds chose 1; TUNED R@5 0.966 -> 0.946). Taken:
-    a pasted issue / pull-request template's lines are blanked (engine.templates, no
+    Session 4, same protocol (runs 32-38). Left, as no fold chose them or the fold that did
+    scored worse on its own repository: compound-identifier parts (`macro_rules` -> macro,
+    rules) at 0.33 .. 0.75 of the whole; scope words boosted in file name and folders only
+    (HELD MRR 0.763 -> 0.757); a question word that is a file's whole name (usage.rs) x1.1
+    .. x1.5 (TUNED R@5 0.966 -> 0.946); the scope weight not stacked on the title weight
+    (helps hono only, so no fold chooses it); k1, b, field weights, hub damping re-checked.
+    Taken: a pasted issue / pull-request template's lines are blanked (engine.templates, no
     number): gin R@5/MRR 0.870/0.709 -> 0.901/0.715, the 7 others identical."""
 
     field_weights: tuple[float, ...] = (4.0, 1.5, 4.0, 3.0, 1.5, 1.0)
