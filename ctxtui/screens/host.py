@@ -19,7 +19,7 @@ from textual.notifications import SeverityLevel
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from ctxtui import clipboard
 from ctxtui.messages import EncodingSwitched, IndexProgressed, WorkspaceOpened, WorkspaceRefreshed
@@ -236,9 +236,10 @@ class WorkspaceHost(Screen[None]):
 
     def count_everything_now(self) -> None:
         """The files on show are counted and their exact meter is on screen: count every
-        other file in the new encoding now (called once a pack has been shown). Started any
-        earlier, the full count (a re-open in the new encoding, parsing in worker processes
-        on a first switch) took the cores from the ranking and pack the person waits for."""
+        other file in the new encoding now (called a moment after a pack has been shown).
+        Started any earlier, the full count (a re-open in the new encoding, parsing in worker
+        processes on a first switch) took the cores from the ranking and pack the person
+        waits for."""
         encoding, self._full_count_due = self._full_count_due, None
         workspace = self.workspace
         if encoding is not None and workspace is not None and workspace.encoding == encoding:
@@ -279,10 +280,9 @@ class WorkspaceHost(Screen[None]):
         thread=True, exclusive=True, group="encoding", exit_on_error=False, description="count all"
     )
     def run_full_count(self, workspace: jobs.WorkspaceAPI, encoding: str) -> None:
-        """Index everything in the new encoding."""
-        complete = workspace.with_encoding(encoding)
-        if not get_current_worker().is_cancelled:
-            self.post_message(EncodingSwitched(complete, complete=True))
+        """Index everything in the new encoding (kept even if the person switched away
+        meanwhile: switching back is then instant)."""
+        self.post_message(EncodingSwitched(workspace.with_encoding(encoding), complete=True))
 
     @on(EncodingSwitched)
     def follow_encoding(self, message: EncodingSwitched) -> None:

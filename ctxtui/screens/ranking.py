@@ -46,6 +46,9 @@ AFTER_PACK_PAUSE = 0.05
 the preview, the look at the disk): time for the meter's frame to reach the screen first."""
 TOKENIZER_PAUSE = 2.0
 """Seconds after the first exact pack before the other encoding's tokenizer loads."""
+FULL_COUNT_PAUSE = 1.0
+"""Seconds after an encoding switch's exact meter before every other file is counted in the
+new encoding: a second `e` (on to the next encoding, or back) soon after finds the cores free."""
 SHOWN_FIRST = 40
 """Ranked files counted first when the encoding changes (the visible rows and then some)."""
 WIDE_FOOTER = 130
@@ -286,7 +289,8 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             return  # typing resumed: the next pause does this
         self.query_one(FileList).list_all()
         self.request_preview()
-        self.count_everything_now()  # after an encoding switch: the files not on show
+        # after an encoding switch: the files not on show, once a second `e` is unlikely
+        self.set_timer(FULL_COUNT_PAUSE, self.count_everything_now)
         self.maybe_refresh()  # the typing has paused: a good moment to look at the disk
 
     def _warn_about(self, plan: Plan) -> None:
