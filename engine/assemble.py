@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.fresh import Fresh
-from engine.index import TermRows, Vocabulary, build_postings
+from engine.index import (
+    TermRows,
+    Vocabulary,
+    build_postings,
+    pack_rows,
+    packable,
+    postings_of_packed,
+)
 from engine.model import GitSignal, Import, Index, ParsedFile, Postings, SkippedFile, UnitIndex
 from engine.store import Arrays, Stored
 from engine.tables import (
@@ -92,15 +99,20 @@ def assemble(
     old_to_new[old_ids[kept]] = kept
     arrays: Arrays = {}
     languages = _file_columns(plan, old, arrays)
-    rows, body_length = _term_rows(plan, old, old_to_new, arrays)
-    # words no file uses any more leave the vocabulary (a count, not a sort of every row)
-    used = np.flatnonzero(np.bincount(rows.terms, minlength=len(vocabulary.words)))
+    parts, body_length = _term_rows(plan, old, old_to_new)
+    # words no file uses any more leave the vocabulary (a mark, not a sort of every row)
+    in_use = np.zeros(len(vocabulary.words), dtype=bool)
+    for _, terms, _, _ in parts:
+        in_use[terms] = True
+    used = np.flatnonzero(in_use)
+    del in_use
     words = [vocabulary.words[i] for i in used.tolist()]
     order = sorted(range(len(words)), key=words.__getitem__)
     renumber = np.full(len(vocabulary.words), -1, dtype=np.int32)
     renumber[used[order]] = np.arange(len(order), dtype=np.int32)
-    rows.terms = renumber[rows.terms]
-    postings, _ = build_postings(rows, n, len(order))
+    for _, terms, _, _ in parts:  # each part's own array (taken from Fresh or made above)
+        terms[...] = renumber[terms]
+    postings = _postings(parts, n, len(order))
     arrays["body_length"] = body_length
     arrays["post_ptr"], arrays["post_docs"], arrays["post_tf"] = (
         postings.ptr, postings.docs, postings.tf
@@ -184,16 +196,20 @@ def _blob(arrays: Arrays, name: str, items: list[bytes]) -> None:
     arrays[f"{name}_ptr"] = offsets
 
 
+Part = tuple[Any, Any, Any, Any]
+"""Term rows of some files: (file ids, term ids, field columns, counts)."""
+
+
 def _term_rows(
-    plan: Plan, old: Stored | None, old_to_new: npt.NDArray[np.int64], arrays: Arrays
-) -> tuple[TermRows, npt.NDArray[np.float32]]:
-    """Term rows of every file (kept files' read back from the old postings), in global term
-    ids, and the body length of every file."""
+    plan: Plan, old: Stored | None, old_to_new: npt.NDArray[np.int64]
+) -> tuple[list[Part], npt.NDArray[np.float32]]:
+    """Term rows of every file (kept files' read back from the old postings) in parts, in
+    the vocabulary's term ids, and the body length of every file."""
     import numpy as np  # deliberate: see assemble()
 
     n = len(plan.paths)
     body_length = np.zeros(n, dtype=np.float32)
-    parts: list[tuple[Any, Any, Any, Any]] = []
+    parts: list[Part] = []
     if old is not None and len(old_to_new):
         a = old.arrays
         ptr = a["post_ptr"]
@@ -212,10 +228,20 @@ def _term_rows(
     for files, terms, fields, counts in plan.fresh.take_rows():
         parts.append((fresh_ids[files], terms, fields, counts))
     body_length[fresh_ids] = plan.fresh.body_length
-    if not parts:
-        return TermRows.empty(), body_length
-    docs, terms, fields, counts = (np.concatenate(column) for column in zip(*parts, strict=True))
-    return TermRows(docs, terms, fields, counts), body_length
+    return parts, body_length
+
+
+def _postings(parts: list[Part], n_docs: int, n_terms: int) -> Postings:
+    """The postings of term rows given in parts, each part let go once packed."""
+    import numpy as np  # deliberate: see assemble()
+
+    if not packable(n_docs, n_terms):  # past ~10^12 file-term pairs: one table of rows
+        columns = [np.concatenate(c) for c in zip(*parts, strict=True)] if parts else []
+        parts.clear()
+        rows = TermRows(*columns) if columns else TermRows.empty()
+        return build_postings(rows, n_docs, n_terms)[0]
+    total = sum(len(docs) for docs, _, _, _ in parts)
+    return postings_of_packed(pack_rows(parts, n_docs, total), n_docs, n_terms)
 
 
 def _declaration_postings(

@@ -9,7 +9,7 @@ scoring a query is a handful of numpy operations per query word, never a loop ov
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.model import FIELDS, Postings
 
@@ -78,47 +78,91 @@ def build_postings(
 
     Returns the postings (sorted by term, then file) and the number of body words per file.
     """
+    if not packable(n_docs, n_terms):
+        return _build_postings_wide(rows, n_docs, n_terms)
+    packed = pack_rows([(rows.docs, rows.terms, rows.fields, rows.counts)], n_docs, len(rows.docs))
+    return postings_of_packed(packed, n_docs, n_terms), body_lengths(rows, n_docs)
+
+
+PACK_SHIFT = 19
+"""Bits below the (term, file) pair in a packed row: 3 for the field, 16 for the count."""
+COUNT_CEILING = (1 << 16) - 1
+"""Counts past 65,535 saturate BM25 long before; a row's count is clamped to this."""
+
+
+def packable(n_docs: int, n_terms: int) -> bool:
+    """Whether a row (term, file, field, count) of such a table fits in an int64."""
+    return max(n_terms, 1) * max(n_docs, 1) * (8 << 16) < 1 << 62
+
+
+def pack_rows(
+    parts: list[tuple[Any, Any, Any, Any]], n_docs: int, total: int
+) -> npt.NDArray[np.int64]:
+    """Pack term rows, given as (docs, terms, fields, counts) parts, one int64 a row.
+
+    Each part is taken off `parts` once packed, so the rows never wait in memory twice.
+    """
     import numpy as np  # deliberate: see TermRows.empty
 
     width = max(n_docs, 1)
-    ceiling = np.iinfo(np.uint16).max  # counts past 65,535 saturate BM25 long before
-    if max(n_terms, 1) * width * (8 << 16) >= 1 << 62:
-        return _build_postings_wide(rows, n_docs, n_terms)
-    # One sort of one array: each row packed as (term, file, field, count) in an int64, so
-    # the rows end up grouped by posting with no index arrays beside them (the largest
-    # transient of an index build). A count is clamped before it is summed; rows repeating a
-    # (file, term, field) saturate the same either way.
-    packed = rows.terms.astype(np.int64)
-    packed *= width
-    packed += rows.docs
-    packed <<= 3
-    packed += rows.fields
-    packed <<= 16
-    packed += np.minimum(rows.counts, ceiling)
+    packed = np.empty(total, dtype=np.int64)
+    start = 0
+    while parts:
+        docs, terms, fields, counts = parts.pop(0)
+        out = packed[start : start + len(docs)]
+        np.multiply(terms, width, out=out, dtype=np.int64)
+        out += docs
+        out <<= 3
+        out += fields
+        out <<= 16
+        out += np.minimum(counts, COUNT_CEILING)
+        start += len(docs)
+        del docs, terms, fields, counts
+    assert start == total, "the parts hold `total` rows"
+    return packed
+
+
+def postings_of_packed(packed: npt.NDArray[np.int64], n_docs: int, n_terms: int) -> Postings:
+    """The postings of packed term rows (`pack_rows`); sorts and consumes `packed`.
+
+    One sort of one array: the rows end up grouped by posting with no index arrays beside
+    them (the largest transient of an index build). A count is clamped before it is summed;
+    rows repeating a (file, term, field) saturate the same either way. Every temporary is
+    made in place or let go as soon as it is used: this is the peak of a first index.
+    """
+    import numpy as np  # deliberate: see TermRows.empty
+
+    width = max(n_docs, 1)
     packed.sort()
-    pair = packed >> 19  # term * width + file
-    starts = np.ones(len(pair), dtype=bool)
-    np.not_equal(pair[1:], pair[:-1], out=starts[1:])
-    unique_keys = pair[starts]
-    del pair
-    slot = np.cumsum(starts, dtype=np.int64) - 1
+    key = packed >> 16  # term, file, field
+    repeats = bool(len(key)) and bool(np.equal(key[1:], key[:-1]).any())
+    fields = (key & 7).astype(np.int8)
+    key >>= 3  # term * width + file
+    starts = np.empty(len(key), dtype=bool)
+    starts[:1] = True
+    np.not_equal(key[1:], key[:-1], out=starts[1:])
+    unique_keys = key[starts]
+    del key
+    slot = np.cumsum(starts, dtype=np.int64)
     del starts
-    tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.uint16)
-    fields = ((packed >> 16) & 7).astype(np.int8)
-    counts = (packed & ceiling).astype(np.float64)
+    slot -= 1
+    packed &= COUNT_CEILING
+    counts = packed.astype(np.uint16)
     del packed
-    for column in range(len(FIELDS)):
-        in_field = fields == column
-        if in_field.any():
-            summed = np.bincount(slot[in_field], weights=counts[in_field], minlength=len(tf))
-            tf[:, column] = np.minimum(summed, ceiling)
+    tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.uint16)
+    if not repeats:  # one row per (posting, field): its count is the sum
+        tf[slot, fields] = counts
+    else:
+        for column in range(len(FIELDS)):
+            in_field = fields == column
+            if in_field.any():
+                summed = np.bincount(slot[in_field], weights=counts[in_field], minlength=len(tf))
+                tf[:, column] = np.minimum(summed, COUNT_CEILING)
     del slot, fields, counts
-    posting_terms = unique_keys // width
-    docs = (unique_keys % width).astype(np.int32)
-    del unique_keys
     ptr = np.zeros(n_terms + 1, dtype=np.int64)
-    np.cumsum(np.bincount(posting_terms, minlength=n_terms), out=ptr[1:])
-    return Postings(ptr=ptr, docs=docs, tf=tf), body_lengths(rows, n_docs)
+    np.cumsum(np.bincount(unique_keys // width, minlength=n_terms), out=ptr[1:])
+    unique_keys %= width
+    return Postings(ptr=ptr, docs=unique_keys.astype(np.int32), tf=tf)
 
 
 def body_lengths(rows: TermRows, n_docs: int) -> npt.NDArray[np.float32]:

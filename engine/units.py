@@ -222,9 +222,17 @@ def unit_lengths(
     import numpy as np  # deliberate: numpy loads with the index
 
     declarations = len(row_ptr) - 1
-    unit_of_row = np.repeat(np.arange(declarations, dtype=np.int64), np.diff(row_ptr))
-    words = tf[:, 1].astype(np.float64) + tf[:, 2]
-    return np.bincount(unit_of_row, weights=words, minlength=declarations).astype(np.float32)
+    if not len(tf):
+        return np.zeros(declarations, dtype=np.float32)
+    # words of each row (at most 2 * 255), and a last 0 that declarations with no row
+    # may point at
+    words = np.zeros(len(tf) + 1, dtype=np.uint16)
+    words[:-1] = tf[:, 1]
+    words[:-1] += tf[:, 2]
+    # summed in int64 per declaration, without an int64 copy of every row
+    sums = np.add.reduceat(words, row_ptr[:-1], dtype=np.int64)
+    sums[row_ptr[1:] == row_ptr[:-1]] = 0  # reduceat gives a row, not 0, to an empty range
+    return sums.astype(np.float32)
 
 
 def unit_arrays(
@@ -252,7 +260,8 @@ def unit_arrays(
     for old_id in old_ids:
         if old_id < 0:  # analysed now: the next of `fresh`, which is in path order too
             (unit_terms, unit_tf, unit_rows), used = next(fresh_units)
-            terms.append(renumber[unit_terms])
+            unit_terms[...] = renumber[unit_terms]  # Fresh's own array, used only here
+            terms.append(unit_terms)
             tf.append(unit_tf)
             rows.append(unit_rows)
             uses.append(used)
@@ -268,14 +277,18 @@ def unit_arrays(
     ptr = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=ptr[1:])
     unit_tf = (
-        np.concatenate(tf).astype(np.uint8).reshape(-1, 3) if tf else np.zeros((0, 3), np.uint8)
+        np.concatenate(tf).astype(np.uint8, copy=False).reshape(-1, 3)
+        if tf
+        else np.zeros((0, 3), np.uint8)
     )
     lengths = np.fromiter(map(len, uses), dtype=np.int64, count=len(uses))
     uses_offsets = np.zeros(len(uses) + 1, dtype=np.int64)
     np.cumsum(lengths, out=uses_offsets[1:])
     return {
         "unit_ptr": ptr,
-        "unit_terms": np.concatenate(terms).astype(np.int32) if terms else np.zeros(0, np.int32),
+        "unit_terms": (
+            np.concatenate(terms).astype(np.int32, copy=False) if terms else np.zeros(0, np.int32)
+        ),
         "unit_tf": unit_tf,
         "unit_length": unit_lengths(ptr, unit_tf),
         "uses_blob": np.frombuffer(b"".join(uses), dtype=np.uint8),
