@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from engine.fresh import Fresh
 from engine.index import (
     TermRows,
-    Vocabulary,
     build_postings,
     pack_rows,
     packable,
@@ -76,7 +75,7 @@ def assemble(
     encoding: str,
     plan: Plan,
     old: Stored | None,
-    vocabulary: Vocabulary,
+    vocabulary: list[str],
     git: tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]],
 ) -> Stored:
     """Build every array of the cache for the files of `plan`.
@@ -86,8 +85,8 @@ def assemble(
         encoding: tokenizer encoding of the token counts.
         plan: the files and where each comes from.
         old: the previous cache, when files are kept from it.
-        vocabulary: words by term id: the previous cache's words first (so its term ids
-            stay valid), then the words of the analyses, numbered in it.
+        vocabulary: words by term id (`Vocabulary.words`): the previous cache's words first
+            (so its term ids stay valid), then the words of the analyses, numbered in it.
         git: last change (NaN: none) and change count per file of `plan`.
     """
     import numpy as np  # deliberate: numpy loads with the index
@@ -101,14 +100,14 @@ def assemble(
     languages = _file_columns(plan, old, arrays)
     parts, body_length = _term_rows(plan, old, old_to_new)
     # words no file uses any more leave the vocabulary (a mark, not a sort of every row)
-    in_use = np.zeros(len(vocabulary.words), dtype=bool)
+    in_use = np.zeros(len(vocabulary), dtype=bool)
     for _, terms, _, _ in parts:
         in_use[terms] = True
     used = np.flatnonzero(in_use)
     del in_use
-    words = [vocabulary.words[i] for i in used.tolist()]
+    words = [vocabulary[i] for i in used.tolist()]
     order = sorted(range(len(words)), key=words.__getitem__)
-    renumber = np.full(len(vocabulary.words), -1, dtype=np.int32)
+    renumber = np.full(len(vocabulary), -1, dtype=np.int32)
     renumber[used[order]] = np.arange(len(order), dtype=np.int32)
     for _, terms, _, _ in parts:  # each part's own array (taken from Fresh or made above)
         terms[...] = renumber[terms]

@@ -134,21 +134,19 @@ def postings_of_packed(packed: npt.NDArray[np.int64], n_docs: int, n_terms: int)
 
     width = max(n_docs, 1)
     packed.sort()
-    key = packed >> 16  # term, file, field
-    repeats = bool(len(key)) and bool(np.equal(key[1:], key[:-1]).any())
-    fields = (key & 7).astype(np.int8)
-    key >>= 3  # term * width + file
-    starts = np.empty(len(key), dtype=bool)
+    counts = (packed & COUNT_CEILING).astype(np.uint16)
+    packed >>= 16  # term, file, field
+    repeats = bool(len(packed)) and bool(np.equal(packed[1:], packed[:-1]).any())
+    fields = (packed & 7).astype(np.int8)
+    packed >>= 3  # term * width + file
+    starts = np.empty(len(packed), dtype=bool)
     starts[:1] = True
-    np.not_equal(key[1:], key[:-1], out=starts[1:])
-    unique_keys = key[starts]
-    del key
-    slot = np.cumsum(starts, dtype=np.int64)
-    del starts
-    slot -= 1
-    packed &= COUNT_CEILING
-    counts = packed.astype(np.uint16)
+    np.not_equal(packed[1:], packed[:-1], out=starts[1:])
+    unique_keys = packed[starts]
     del packed
+    slot = np.cumsum(starts, dtype=np.int32 if len(starts) < 1 << 31 else np.int64)
+    del starts
+    np.subtract(slot, 1, out=slot)
     tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.uint16)
     if not repeats:  # one row per (posting, field): its count is the sum
         tf[slot, fields] = counts
