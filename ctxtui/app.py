@@ -21,7 +21,7 @@ from ctxtui.screens.help import HelpScreen
 from ctxtui.screens.main import MainScreen, Services
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.state import RepoState, StateStore
-from ctxtui.workspace import Workspace, WorkspaceAPI, WorkspaceFactory
+from ctxtui.workspace import SavedOpener, Workspace, WorkspaceAPI, WorkspaceFactory
 
 
 class CtxtuiApp(App[None]):
@@ -97,6 +97,17 @@ def _opener(settings: Settings) -> WorkspaceFactory:
     return open_workspace
 
 
+def _saved_opener(settings: Settings) -> SavedOpener:
+    """Open the workspace from its cache alone, for the first list while the tree is checked."""
+
+    def open_saved(root: Path, **options: Any) -> WorkspaceAPI | None:
+        return Workspace.open_saved(
+            root, options=scan_options(settings), tuning=tuning(settings), **options
+        )
+
+    return open_saved
+
+
 def make_app(
     root: Path,
     *,
@@ -121,6 +132,8 @@ def make_app(
     services = Services(
         root=root,
         factory=workspace_factory or _opener(settings),
+        # a stand-in factory (tests) opens alone; the real one first shows the saved index
+        saved=_saved_opener(settings) if workspace_factory is None else None,
         store=StateStore(root, state_dir, defaults),
         backend=clipboard if clipboard is not None else PyperclipBackend(),
         cache_dir=cache_dir,

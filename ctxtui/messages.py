@@ -38,12 +38,14 @@ class IndexProgressed(Message):
 class WorkspaceOpened(Message):
     """The workspace is indexed and ready to rank (also after an encoding change)."""
 
-    def __init__(self, workspace: WorkspaceAPI, seconds: float) -> None:
+    def __init__(self, workspace: WorkspaceAPI, seconds: float, *, saved: bool = False) -> None:
         super().__init__()
         self.workspace = workspace
         """The opened workspace."""
         self.seconds = seconds
         """Wall time the opening took."""
+        self.saved = saved
+        """It is the cache as saved, the tree not yet checked: the full open follows."""
 
 
 class EncodingSwitched(Message):

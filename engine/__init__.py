@@ -47,6 +47,7 @@ from engine.pack import pack
 from engine.plan import plan
 from engine.rank import DEFAULT_WEIGHTS, RankWeights, rank
 from engine.render import render
+from engine.saved import open_saved
 from engine.scan import scan
 from engine.tokens import Tokenizer, load_tokenizer
 
@@ -87,6 +88,7 @@ __all__ = [
     "build_index",
     "level_tokens",
     "load_tokenizer",
+    "open_saved",
     "pack",
     "plan",
     "rank",

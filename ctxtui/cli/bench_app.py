@@ -167,7 +167,11 @@ async def drive(app: CtxtuiApp, questions: Sequence[str], interval: float) -> Fi
         screen = app.main_screen
         query_bar = screen.query_one(QueryBar)
         query_bar.cursor_blink = False  # a blinking cursor repaints on its own
-        await _wait(pilot, lambda: shown_state(screen)[1] is not None, QUESTION_TIMEOUT * 4)
+
+        def ready() -> bool:  # a list shown, and the tree checked: no open competes with keys
+            return shown_state(screen)[1] is not None and screen.checked
+
+        await _wait(pilot, ready, QUESTION_TIMEOUT * 4)
         stamp_frames(app, frames)
         figures.files = len(app.workspace.index.files) if app.workspace is not None else 0
         for question in questions:

@@ -9,6 +9,7 @@ typing, no more often than the check's own cost allows. Ranking and keys are the
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ from engine.model import Format, Level, Progress
 
 REFRESH_INTERVAL = 1.0
 """Least seconds between two automatic checks for files changed on disk."""
+FIRST_LIST_WAIT = 3.0
+"""Most seconds the check of the tree waits for the first list drawn from the saved index (it
+would compete with that list for the interpreter); past it, the check goes ahead anyway."""
 REFRESH_COST_FACTOR = 20
 """An automatic check waits at least this many times what the last one took, so that a slow
 tree (a large folder outside git, a loaded machine) is never checked most of the time."""
@@ -53,6 +57,9 @@ class Services:
     """Number the lines of packed files (a setting)."""
     redact: bool = True
     """Replace the secrets found in a pack with markers (a setting; off is said loudly)."""
+    saved: jobs.SavedOpener | None = None
+    """Opens the saved index alone, for a first list before the tree is checked; None to
+    wait for `factory`."""
 
 
 class WorkspaceHost(Screen[None]):
@@ -73,7 +80,9 @@ class WorkspaceHost(Screen[None]):
     history: var[tuple[str, ...]] = var(tuple, init=False)
     """Earlier questions of this repository, newest first."""
     ready: reactive[bool] = reactive(False)
-    """The workspace is open."""
+    """The workspace is open (perhaps the saved index, the tree not yet checked)."""
+    checked: var[bool] = var(False)
+    """The full open is in: the tree was listed and compared with the saved index."""
     changed: reactive[bool] = reactive(False, init=False)
     """The work tree's changes are packed: changed files pinned, their diff a section."""
 
@@ -94,6 +103,8 @@ class WorkspaceHost(Screen[None]):
         self._refresh_timer: Timer | None = None
         self.changes: Changes | None = None
         """The changes read while `changed` is on; None when off or there are none."""
+        self.first_list_shown = threading.Event()
+        """Set once a first ranked list is on screen (the layer above sets it)."""
         state, self._state_notice = services.store.load()
         self.set_reactive(WorkspaceHost.query_text, state.query)
         self.set_reactive(WorkspaceHost.budget, state.budget)
@@ -172,10 +183,24 @@ class WorkspaceHost(Screen[None]):
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
     def open_workspace(self, encoding: str) -> None:
-        """Index the repository (or load it from the cache) and hand it over."""
+        """Index the repository (or load it from the cache) and hand it over.
+
+        With a saved index, that comes first as it was saved (tens of ms), and the tree is
+        checked once its list is on screen: a warm start shows a ranking without waiting for
+        the listing of every file. What the check finds replaces it.
+        """
         started = time.perf_counter()
+        root, options = self.services.root, {}
+        if self.services.saved is not None:
+            tokenizer = self._tokenizer_for(encoding)  # one load for both workspaces
+            saved = self.services.saved(root, encoding=encoding, tokenizer=tokenizer)
+            if saved is not None:
+                seconds = time.perf_counter() - started
+                self.post_message(WorkspaceOpened(saved, seconds, saved=True))
+                self.first_list_shown.wait(FIRST_LIST_WAIT)
+                options["tokenizer"] = tokenizer
         workspace = jobs.open_workspace(
-            self.services.factory, self.services.root, encoding, self._report_progress
+            self.services.factory, root, encoding, self._report_progress, **options
         )
         self.post_message(WorkspaceOpened(workspace, time.perf_counter() - started))
 
@@ -189,6 +214,11 @@ class WorkspaceHost(Screen[None]):
     @on(WorkspaceOpened)
     def start_ranking(self, message: WorkspaceOpened) -> None:
         workspace = message.workspace
+        if message.saved:  # a first list now; notices and background work with the full open
+            self.adopt_workspace(workspace)
+            self.ready = True
+            return
+        self.checked = True
         self._complete[workspace.encoding] = workspace
         self.adopt_workspace(workspace)
         self.ready = True
@@ -303,8 +333,8 @@ class WorkspaceHost(Screen[None]):
         """Look for files changed on disk now that the typing paused; if a check ran too
         recently for its cost, look as soon as it is allowed (unless typing resumes first)."""
         self.postpone_refresh()
-        if self.workspace is None:
-            return
+        if self.workspace is None or not self.checked:
+            return  # the full open is checking the tree already
         wait = self._next_refresh - time.monotonic()
         if wait > 0:
             if wait != float("inf"):  # inf: a check is running

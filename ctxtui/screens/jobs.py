@@ -13,6 +13,7 @@ from ctxtui.widgets.file_list import LISTED_FILES, REASONED_ROWS
 from ctxtui.workspace import (
     Choices,
     ReadWriteGate,
+    SavedOpener,
     WorkspaceAPI,
     WorkspaceFactory,
     describe_error,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Choices",
     "ReadWriteGate",
+    "SavedOpener",
     "WorkspaceAPI",
     "WorkspaceFactory",
     "describe_error",

@@ -223,11 +223,27 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         file_list.plan = answer.plan
         self.query_one(BudgetMeter).plan = answer.plan
         self.show_semantic_status(answer)
-        # The exact pack (tens of ms, GIL-bound rendering) waits for a pause in the typing, so
-        # that it never delays the ranking of the next keystroke; until then the meter says ≈.
-        # A level, a pin, the budget, the format or the encoding is one key: packed at once.
         self._stop(self._pack_timer)
         self._pack_timer = None
+        if not self.first_list_shown.is_set():
+            # The first list paints before the pack and the check of the tree (waiting on the
+            # event) compete with it: after the list builds its rows (its own call_later), and
+            # the frame that shows them.
+            painted = partial(self._first_list_painted, answer)
+            file_list.call_later(file_list.call_after_refresh, painted)
+            return
+        self._schedule_pack(answer)
+
+    def _first_list_painted(self, answer: Answer) -> None:
+        self.first_list_shown.set()
+        if answer.generation == self._generation:
+            self._stop(self._pack_timer)
+            self._schedule_pack(answer)
+
+    def _schedule_pack(self, answer: Answer) -> None:
+        """The exact pack (tens of ms, GIL-bound rendering) waits for a pause in the typing, so
+        that it never delays the ranking of the next keystroke; until then the meter says ≈.
+        A level, a pin, the budget, the format or the encoding is one key: packed at once."""
         wait = PACK_PAUSE - (time.monotonic() - self._typed_at) if self._typed else 0.0
         if wait > 0:
             self._pack_timer = self.set_timer(wait, partial(self._start_pack, answer))

@@ -9,7 +9,7 @@ under readers, `choices` the frozen user choices, `jobs` the work each front-end
 from __future__ import annotations
 
 from ctxtui.workspace.changes import working_changes
-from ctxtui.workspace.choices import Choices, WorkspaceAPI, WorkspaceFactory
+from ctxtui.workspace.choices import Choices, SavedOpener, WorkspaceAPI, WorkspaceFactory
 from ctxtui.workspace.core import (
     DEFAULT_ENCODING,
     REFRESH_INTERVAL,
@@ -36,6 +36,7 @@ __all__ = [
     "Choices",
     "LazyTokenizer",
     "ReadWriteGate",
+    "SavedOpener",
     "TextCache",
     "Tuning",
     "Workspace",

@@ -91,6 +91,8 @@ class WorkspaceAPI(Protocol):
 
 WorkspaceFactory = Callable[..., WorkspaceAPI]
 """`Workspace.open(root, *, encoding=..., on_progress=...)` or a stand-in."""
+SavedOpener = Callable[..., WorkspaceAPI | None]
+"""`Workspace.open_saved(root, *, encoding=..., tokenizer=...)`: the cache alone, or None."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -226,6 +226,31 @@ class Workspace:
             index, report, lazy, options=options, cache_dir=cache_dir, tuning=tuning, semantic=stage
         )
 
+    @classmethod
+    def open_saved(
+        cls,
+        root: Path,
+        *,
+        encoding: str = DEFAULT_ENCODING,
+        options: ScanOptions = ScanOptions(),
+        tuning: Tuning = Tuning(),
+        tokenizer: LazyTokenizer | None = None,
+    ) -> Workspace | None:
+        """The workspace as its cache saved it, without looking at the tree (tens of ms on
+        16,000 files); None without a usable cache. For a first answer while `open` checks
+        the tree; it has no semantic stage and no scan skips (both come with `open`).
+        Hand `open` the same `tokenizer`, so that it loads once."""
+        root = Path(root).expanduser().resolve()
+        cache_dir = cache_dir_for(root)
+        index = engine.open_saved(root, encoding=encoding, cache_dir=cache_dir)
+        if index is None:
+            return None
+        files = len(index.files)
+        report = IndexReport(files, (), (), files, index.skipped, (), (), ())
+        same = tokenizer is not None and tokenizer.encoding == encoding
+        lazy = tokenizer if tokenizer is not None and same else LazyTokenizer(encoding)
+        return cls(index, report, lazy, options=options, cache_dir=cache_dir, tuning=tuning)
+
     @property
     def root(self) -> Path:
         """The repository folder."""

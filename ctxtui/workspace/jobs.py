@@ -22,9 +22,10 @@ def open_workspace(
     root: Path,
     encoding: str,
     on_progress: Callable[[Progress], None],
+    **options: object,
 ) -> WorkspaceAPI:
-    """Open (index or load from cache) the workspace of root."""
-    return factory(root, encoding=encoding, on_progress=on_progress)
+    """Open (index or load from cache) the workspace of root; `options` go to the factory."""
+    return factory(root, encoding=encoding, on_progress=on_progress, **options)
 
 
 def rank_and_plan(

@@ -162,10 +162,10 @@ async def wait_until(
 
 def is_settled(app: CtxtuiApp, query: str | None = None) -> bool:
     """True when the answer for the question on screen (or `query`), its exact pack and the
-    preview of the highlighted file are shown."""
+    preview of the highlighted file are shown, from the checked tree (not the saved index)."""
     screen = app.main_screen
     answer, packed = screen.answer, screen.packed
-    if answer is None or packed is None:
+    if answer is None or packed is None or not screen.checked:
         return False
     wanted = screen.query_text if query is None else query
     previewing = screen._preview_timer is not None or any(

@@ -20,6 +20,7 @@ from engine.analyse import read_source
 from engine.indexer import refresh_index
 from engine.model import Index, SkippedFile, SourceFile
 from engine.rank import rank
+from engine.saved import open_saved
 
 
 @pytest.fixture
@@ -75,6 +76,34 @@ def test_warm_index_ranks_like_the_cold_one(repo: Path, cache_dir: Path) -> None
     cold, _ = index_repo(repo, cache_dir=cache_dir)
     warm, _ = index_repo(repo, cache_dir=cache_dir)
     assert rank(warm, "open session token") == rank(cold, "open session token")
+
+
+def test_the_saved_index_opens_alone_equal_to_the_warm_one(repo: Path, cache_dir: Path) -> None:
+    assert open_saved(repo, encoding="o200k_base", cache_dir=cache_dir) is None  # no cache yet
+    warm, _ = index_repo(repo, cache_dir=cache_dir)
+    saved = open_saved(repo, encoding="o200k_base", cache_dir=cache_dir)
+    assert saved is not None and saved.root == warm.root
+    assert content(saved) == content(warm)
+    assert rank(saved, "open session token") == rank(warm, "open session token")
+
+
+def test_the_saved_index_does_not_look_at_the_tree(repo: Path, cache_dir: Path) -> None:
+    index_repo(repo, cache_dir=cache_dir)
+    (repo / "auth" / "login.py").write_text("def login_form(): ...\n")
+    (repo / "README.md").unlink()
+    saved = open_saved(repo, encoding="o200k_base", cache_dir=cache_dir)
+    assert saved is not None
+    assert [f.path for f in saved.files] == sorted(FILES)  # as saved: the full open sees more
+
+
+def test_a_corrupt_cache_opens_no_saved_index_and_the_full_open_says_so(
+    repo: Path, cache_dir: Path
+) -> None:
+    index_repo(repo, cache_dir=cache_dir)
+    path = cache_path(cache_dir)
+    path.write_bytes(path.read_bytes()[:100])
+    assert open_saved(repo, encoding="o200k_base", cache_dir=cache_dir) is None
+    assert "discarded" in index_repo(repo, cache_dir=cache_dir)[1].cache_notice
 
 
 def test_without_a_cache_folder_nothing_is_written(repo: Path, tmp_path: Path) -> None:
