@@ -4,8 +4,9 @@ A repository's own configuration (`.git/config`, which a cloned or downloaded fo
 can name programs git runs while it reads: `core.fsmonitor` on `ls-files`, `diff`, `status`;
 a `filter.<driver>.clean` (chosen by `.gitattributes`) on `diff`; `diff.external` and textconv
 drivers on `diff`; `gpg.program` with `log.showSignature`; hooks. Every git command ctxtui runs
-goes through `run_git`, which switches all of these off on its command line (`-c` beats every
-config file), and strips the variables git hooks set that would point it at another repository.
+goes through `run_git` (or `start_git`, the same in the background), which switches all of
+these off on its command line (`-c` beats every config file), and strips the variables git
+hooks set that would point it at another repository.
 """
 
 from __future__ import annotations
@@ -59,6 +60,28 @@ def run_git(root: str | Path, *args: str) -> subprocess.CompletedProcess[bytes] 
         )
     except OSError:  # git is not installed, or root has gone
         return None
+
+
+def start_git(root: str | Path, *args: str) -> subprocess.Popen[bytes] | None:
+    """Start `git <safety flags> <args>` in root with its output piped (read it with
+    `finish_git`); None when git cannot be started."""
+    try:
+        return subprocess.Popen(
+            ["git", *GIT_SAFETY, *args],
+            cwd=os.fspath(root),
+            env=git_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except OSError:  # git is not installed, or root has gone
+        return None
+
+
+def finish_git(process: subprocess.Popen[bytes]) -> bytes | None:
+    """Stdout of a started git command once it ends; None when it failed."""
+    stdout, _ = process.communicate()
+    return stdout if process.returncode == 0 else None
 
 
 def git_output(root: str | Path, *args: str) -> bytes | None:

@@ -152,6 +152,25 @@ def test_root_ctxtuiignore_counts_even_when_git_ignores_it(tmp_path: Path) -> No
     assert skipped(report) == {"b.py": SkipReason.EXCLUDED}
 
 
+def test_an_untracked_nested_ctxtuiignore_rules_over_tracked_files_too(tmp_path: Path) -> None:
+    # Tracked files are judged while git still lists the untracked ones; a rule file that
+    # turns up among those must still apply to them (and to the untracked files).
+    files = {"a.py": "x\n", "t/local.py": "x\n", "t/kept.py": "x\n", "node_modules/m.js": ""}
+    root = make_repo(tmp_path / "r", files, git=True)
+    (root / "t" / ".ctxtuiignore").write_text("local.py\nnew_local.py\n")
+    (root / "t" / "new_local.py").write_text("x\n")
+    (root / "t" / "new.py").write_text("x\n")
+    (root / "node_modules" / "n.js").write_text("x\n")
+    report, walked = scan(root), scan(root, WALK)
+    assert (report.files, report.skipped) == (walked.files, walked.skipped)
+    assert paths(report) == ["a.py", "t/.ctxtuiignore", "t/kept.py", "t/new.py"]
+    assert skipped(report) == {
+        "node_modules": SkipReason.DEPENDENCY_DIR,
+        "t/local.py": SkipReason.EXCLUDED,
+        "t/new_local.py": SkipReason.EXCLUDED,
+    }
+
+
 def test_exclude_globs_leave_files_out(tmp_path: Path) -> None:
     files = {"a.py": "x\n", "docs/guide.md": "x\n", "README.md": "x\n", "src/b.py": "x\n"}
     root = make_repo(tmp_path / "r", files, git=True)
