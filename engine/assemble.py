@@ -370,12 +370,16 @@ def _bare_file(path: str, language: str, imports: tuple[Import, ...]) -> ParsedF
 # --------------------------------------------------------------------------- open
 
 
-def open_index(stored: Stored, skipped: Sequence[SkippedFile] = ()) -> Index:
-    """The queryable Index over stored arrays (fresh or memory-mapped), copying nothing big."""
+def open_index(
+    stored: Stored, skipped: Sequence[SkippedFile] = (), paths: list[str] | None = None
+) -> Index:
+    """The queryable Index over stored arrays (fresh or memory-mapped), copying nothing big;
+    `paths` are the stored paths in their order, if the caller has them decoded already."""
     import numpy as np  # deliberate: numpy loads with the index
 
     a = stored.arrays
-    paths = split_strings(a["path_blob"], a["path_ptr"])
+    if paths is None:
+        paths = split_strings(a["path_blob"], a["path_ptr"])
     n = len(paths)
     files = FileTable(paths, stored.languages, a)
     terms = TermList(Blobs(a["vocab_blob"], a["vocab_ptr"]))

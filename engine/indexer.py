@@ -131,7 +131,8 @@ def build_index(
                 pass
             except store.StaleCache as exc:
                 notice = f"index cache discarded ({exc}); rebuilt from scratch"
-        changes = _compare(root_str, scanned.files, stored)
+        old_paths = _stored_paths(stored)  # decoded once: compare, removed, git, open
+        changes = _compare(root_str, scanned.files, stored, old_paths)
     with timer.stage("parse"):
         vocabulary = Vocabulary.of(_stored_words(stored) if changes.to_parse else [])
         fresh, new_skips = _analyse_all(
@@ -146,9 +147,9 @@ def build_index(
         sorted((*scanned.skipped, *(skip for _, _, skip in sniffed.values())), key=lambda s: s.path)
     )
     plan = _plan(changes, fresh)
-    removed = sorted(set(_stored_paths(stored)) - set(plan.paths)) if stored else []
+    removed = sorted(set(old_paths) - set(plan.paths)) if stored else []
     with timer.stage("git"):
-        git_head, git = _git_signals(root_path, plan, stored, scanned.is_git)
+        git_head, git = _git_signals(root_path, plan, stored, scanned.is_git, old_paths)
     rebuilt = stored is None or bool(len(fresh)) or bool(removed)
     stale = rebuilt or changes.touched or bool(new_skips)
     stale = stale or (stored is not None and git_head != stored.git_head)
@@ -173,7 +174,7 @@ def build_index(
         with timer.stage("save cache"):
             notice, stored = _save_or_say(cache_path, notice, stored)
     with timer.stage("open"):
-        index = open_index(stored, skipped)
+        index = open_index(stored, skipped, plan.paths)  # the stored paths, in their order
     report = _report(index, stored, plan, removed, skipped, timer, notice, cache_path)
     return index, replace(report, notes=scanned.notes)
 
@@ -279,7 +280,9 @@ def _stored_words(stored: store.Stored | None) -> list[str]:
     return split_strings(stored.arrays["vocab_blob"], stored.arrays["vocab_ptr"])
 
 
-def _compare(root: str, sources: Sequence[SourceFile], stored: store.Stored | None) -> _Changes:
+def _compare(
+    root: str, sources: Sequence[SourceFile], stored: store.Stored | None, old_paths: list[str]
+) -> _Changes:
     """Split scanned files into cached records still valid, known content skips, and files
     to analyse. A file with a new mtime but the same size is hashed: if its content is the
     same, its record is kept with the new mtime (the cache is saved, so it is hashed once)."""
@@ -288,7 +291,7 @@ def _compare(root: str, sources: Sequence[SourceFile], stored: store.Stored | No
         changes.to_parse = list(sources)
         return changes
     a = stored.arrays
-    previous = {path: i for i, path in enumerate(_stored_paths(stored))}
+    previous = {path: i for i, path in enumerate(old_paths)}
     languages = [stored.languages[code] for code in a["file_language"].tolist()]
     sizes, mtimes = a["file_size"].tolist(), a["file_mtime"].tolist()
     digests = a["file_sha1"]
@@ -426,9 +429,11 @@ def _ready_tokenizer(encoding: str, tokenizer: TokenizerSource) -> Tokenizer:
 
 
 def _git_signals(
-    root: Path, plan: Plan, stored: store.Stored | None, is_git: bool
+    root: Path, plan: Plan, stored: store.Stored | None, is_git: bool, old_paths: list[str]
 ) -> tuple[str | None, tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]]:
-    """Reuse the stored history (by path) while HEAD is unchanged; else read it in one pass."""
+    """Reuse the stored history (by path) while HEAD is unchanged; else read it in one pass.
+
+    `old_paths` are the stored files' paths, in their order."""
     import numpy as np  # deliberate: numpy loads with the index
 
     if not is_git:
@@ -437,7 +442,10 @@ def _git_signals(
 
     head = git_head(root)
     if stored is not None and head is not None and head == stored.git_head:
-        previous = {path: i for i, path in enumerate(_stored_paths(stored))}
+        if plan.paths == old_paths:  # the same files (a warm reopen): the same columns
+            last_stored, changes_stored = stored.arrays["git_last"], stored.arrays["git_changes"]
+            return head, (last_stored.astype(np.float64), changes_stored.astype(np.int32))
+        previous = {path: i for i, path in enumerate(old_paths)}
         where = np.array([previous.get(p, -1) for p in plan.paths], dtype=np.int64)
         found = where >= 0
         last = np.full(len(plan.paths), np.nan)
