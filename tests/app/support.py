@@ -149,8 +149,15 @@ class FakeClipboard:
         return self.text
 
 
+WAIT_TIMEOUT = 40.0
+"""Seconds a condition may take. A settle takes well under a second on a quiet machine; on a
+shared 2-core machine at load 9-10, app starts and settles of 15 s and more were seen (a
+restart ranks and packs twice: the saved index, then the checked tree). A real hang still
+fails, only later."""
+
+
 async def wait_until(
-    pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 15.0
+    pilot: Pilot[Any], condition: Callable[[], object], timeout: float = WAIT_TIMEOUT
 ) -> None:
     """Let the app run until condition() is true; fail after timeout seconds."""
     deadline = time.monotonic() + timeout
