@@ -46,7 +46,24 @@ class RankWeights:
     .. x1.5 (TUNED R@5 0.966 -> 0.946); the scope weight not stacked on the title weight
     (helps hono only, so no fold chooses it); k1, b, field weights, hub damping re-checked.
     Taken: a pasted issue / pull-request template's lines are blanked (engine.templates, no
-    number): gin R@5/MRR 0.870/0.709 -> 0.901/0.715, the 7 others identical."""
+    number): gin R@5/MRR 0.870/0.709 -> 0.901/0.715, the 7 others identical.
+
+    Session 5, same protocol, now scripts/dev_loo.py (runs 39-45); nothing taken, every
+    default held. Left: (39) a file x (1 + u x its best declaration's own score, engine.
+    relevance, / the best of the top 50), u 0.1 .. 1: clap MRR 0.655 -> 0.687 but clap R@5
+    0.823 -> 0.797 .. 0.766, gin R@5 0.901 -> 0.870; (40) the subject's label word (`fix` of
+    `fix(derive):`) weighted 0 or 0.5: every repository within 0.005; (41) the declaration-
+    name fields length-normalised by declaration count, b 0.25 .. 1: cobra R@5 0.964 ->
+    0.932 at every b; (42) code word weight 1.5/3/4, max terms 40/60/120, repeat cap 2/3.5,
+    coverage floor 0.5/0.9 re-checked: no fold moves; (43) the top 50 x (1 + u x the share
+    of the question's weight its best declaration holds), u 0.25 .. 1: textual MRR 0.838 ->
+    0.856, clap MRR -> 0.697, but clap R@5 -> 0.781, gin R@5 -> 0.870, cobra MRR 0.912 ->
+    0.88; (44) a second coverage factor over the subject line's words, floor 0.5 .. 0.9:
+    worse on 6 of 8 (HELD MRR 0.765 -> 0.753 .. 0.738); (45) mention boost 2/5, graph entry
+    0.05/0.3, seeds 4/12, restart 0.2/0.45, backward 0.25/0.75: flat or a fold loses
+    (clap's fold picks seeds 4: clap R@5 0.823 -> 0.776). Declaration-level evidence trades
+    R@5 for MRR on every form tried: the whole file's words find the answer's neighbours
+    that one declaration does not hold."""
 
     field_weights: tuple[float, ...] = (4.0, 1.5, 4.0, 3.0, 1.5, 1.0)
     """BM25F weight per field in FIELDS order (name, folders, exported, declarations, docs,
