@@ -48,7 +48,7 @@ class RankWeights:
     Taken: a pasted issue / pull-request template's lines are blanked (engine.templates, no
     number): gin R@5/MRR 0.870/0.709 -> 0.901/0.715, the 7 others identical.
 
-    Session 5, same protocol, now scripts/dev_loo.py (runs 39-45); nothing taken, every
+    Session 5, same protocol, now scripts/dev_loo.py (runs 39-49); nothing taken, every
     default held. Left: (39) a file x (1 + u x its best declaration's own score, engine.
     relevance, / the best of the top 50), u 0.1 .. 1: clap MRR 0.655 -> 0.687 but clap R@5
     0.823 -> 0.797 .. 0.766, gin R@5 0.901 -> 0.870; (40) the subject's label word (`fix` of
@@ -61,9 +61,15 @@ class RankWeights:
     0.88; (44) a second coverage factor over the subject line's words, floor 0.5 .. 0.9:
     worse on 6 of 8 (HELD MRR 0.765 -> 0.753 .. 0.738); (45) mention boost 2/5, graph entry
     0.05/0.3, seeds 4/12, restart 0.2/0.45, backward 0.25/0.75: flat or a fold loses
-    (clap's fold picks seeds 4: clap R@5 0.823 -> 0.776). Declaration-level evidence trades
-    R@5 for MRR on every form tried: the whole file's words find the answer's neighbours
-    that one declaration does not hold."""
+    (clap's fold picks seeds 4: clap R@5 0.823 -> 0.776); (46) a lower coverage floor
+    (0.3/0.5) for questions of at most 4/6/8 words: flat or worse (gin R@5 -> 0.870 out of
+    fold); (47) files raised by the score of other top-30 files in their folder: hono R@5
+    0.865 -> 0.826 out of fold; (48) pseudo-relevance expansion with declaration names
+    shared by the top 5 files, 5 .. 20 words at 0.15 .. 0.6: HELD MRR 0.765 -> 0.747 ..
+    0.697; (49) the length prior again, for long (>= 20/40 words) or short (<= 10) questions
+    only: out of fold identical or worse. Declaration-level evidence trades R@5 for MRR on
+    every form tried: the whole file's words find the answer's neighbours that one
+    declaration does not hold."""
 
     field_weights: tuple[float, ...] = (4.0, 1.5, 4.0, 3.0, 1.5, 1.0)
     """BM25F weight per field in FIELDS order (name, folders, exported, declarations, docs,
