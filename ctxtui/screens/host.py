@@ -29,8 +29,10 @@ from ctxtui.state import ENCODINGS, RepoState, StateStore, clamp_budget
 from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.workspace import LazyTokenizer
 from ctxtui.workspace.notices import as_sentences, index_notices
+from ctxtui.workspace.semantic import stage_of
 from engine.changes import Changes
 from engine.model import Format, Level, Progress
+from engine.saved import same_files
 
 REFRESH_INTERVAL = 1.0
 """Least seconds between two automatic checks for files changed on disk."""
@@ -220,7 +222,17 @@ class WorkspaceHost(Screen[None]):
             return
         self.checked = True
         self._complete[workspace.encoding] = workspace
-        self.adopt_workspace(workspace)
+        shown = self.workspace
+        # The tree as saved (the usual warm start): the answer on screen stands, so it is not
+        # ranked, planned and packed a second time (tens of ms of the interpreter on 16,000
+        # files, competing with the first keys typed). Not with a semantic stage: the saved
+        # workspace has none, and the full one fuses what it has cached.
+        as_saved = (
+            shown is not None
+            and stage_of(workspace) is None
+            and same_files(shown.index, workspace.index)
+        )
+        self.adopt_workspace(workspace, rerank=not as_saved)
         self.ready = True
         if workspace.encoding != self.encoding:  # `e` was pressed while it opened
             self.switch_encoding(workspace, self.encoding)
@@ -241,10 +253,12 @@ class WorkspaceHost(Screen[None]):
     def workspace_opened(self, workspace: jobs.WorkspaceAPI) -> None:
         """The first open is done (the layer above starts background work)."""
 
-    def adopt_workspace(self, workspace: jobs.WorkspaceAPI) -> None:
-        """Rank with this workspace from now on."""
+    def adopt_workspace(self, workspace: jobs.WorkspaceAPI, *, rerank: bool = True) -> None:
+        """Rank with this workspace from now on (at once unless `rerank` is off: it indexes
+        the same files as the one the answer on screen came from)."""
         self.workspace = workspace
-        self.request_rank()
+        if rerank:
+            self.request_rank()
 
     # ------------------------------------------------------------------ encoding
 

@@ -157,11 +157,11 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self.save_state()
         self.request_rank()
 
-    def adopt_workspace(self, workspace: jobs.WorkspaceAPI) -> None:
+    def adopt_workspace(self, workspace: jobs.WorkspaceAPI, *, rerank: bool = True) -> None:
         self.query_one(BudgetMeter).encoding = workspace.encoding
         if not workspace.index.files:
             self.query_one(FileList).empty_text = "No files to index in this folder."
-        super().adopt_workspace(workspace)
+        super().adopt_workspace(workspace, rerank=rerank)
 
     def workspace_opened(self, workspace: jobs.WorkspaceAPI) -> None:
         self.start_embedding(workspace)

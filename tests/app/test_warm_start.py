@@ -53,3 +53,47 @@ async def test_a_warm_start_lists_the_saved_index_then_the_checked_tree(
         assert shown is not None and screen.checked
         assert "auth/session_store.py" in [f.path for f in shown.files]
         assert any("Left out 1 secret file (.env)" in text for text in notices(app))
+
+
+async def test_a_warm_start_on_an_unchanged_tree_keeps_the_first_answer(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Workspace.open(small_repo)  # the index an earlier session saved; the tree stays as it was
+    opened: list[Workspace] = []
+    ranked: list[tuple[int, str]] = []
+    release = threading.Event()
+    full_open = Workspace.open.__func__  # type: ignore[attr-defined]
+    real_rank = Workspace.rank
+
+    def slow_open(cls: type[Workspace], root: Path, **options: Any) -> Workspace:
+        release.wait(30)
+        opened.append(full_open(cls, root, **options))
+        return opened[-1]
+
+    def counted_rank(self: Workspace, query: str, *args: Any, **kwargs: Any) -> Any:
+        ranked.append((id(self), query))
+        return real_rank(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "open", classmethod(slow_open))
+    monkeypatch.setattr(Workspace, "rank", counted_rank)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        await pilot.press(*"session")
+
+        def first_list_shown() -> bool:
+            shown = file_list.shown_ranking
+            return shown is not None and shown.query == "session"
+
+        await wait_until(pilot, first_list_shown)
+        first = file_list.shown_ranking
+        release.set()
+        await settle(pilot, "session")
+        full = opened[0]
+        assert screen.workspace is full  # what comes next ranks on the checked tree
+        assert (id(full), "session") not in ranked  # the saved index's answer stood
+        assert file_list.shown_ranking is first
+        await pilot.press("backspace")
+        await settle(pilot, "sessio")
+        assert (id(full), "sessio") in ranked

@@ -20,7 +20,7 @@ from engine.analyse import read_source
 from engine.indexer import refresh_index
 from engine.model import Index, SkippedFile, SourceFile
 from engine.rank import rank
-from engine.saved import open_saved
+from engine.saved import open_saved, same_files
 
 
 @pytest.fixture
@@ -94,6 +94,35 @@ def test_the_saved_index_does_not_look_at_the_tree(repo: Path, cache_dir: Path) 
     saved = open_saved(repo, encoding="o200k_base", cache_dir=cache_dir)
     assert saved is not None
     assert [f.path for f in saved.files] == sorted(FILES)  # as saved: the full open sees more
+
+
+def test_the_full_open_of_an_unchanged_tree_has_the_same_files_as_the_saved_index(
+    repo: Path, cache_dir: Path
+) -> None:
+    index_repo(repo, cache_dir=cache_dir)
+    saved = open_saved(repo, encoding="o200k_base", cache_dir=cache_dir)
+    assert saved is not None
+    assert same_files(saved, index_repo(repo, cache_dir=cache_dir)[0])
+
+
+def test_an_edited_file_makes_the_full_open_differ_from_the_saved_index(
+    repo: Path, cache_dir: Path
+) -> None:
+    index_repo(repo, cache_dir=cache_dir)
+    saved = open_saved(repo, encoding="o200k_base", cache_dir=cache_dir)
+    assert saved is not None
+    (repo / "auth" / "login.py").write_text("def login_form(): ...\n")
+    assert not same_files(saved, index_repo(repo, cache_dir=cache_dir)[0])
+
+
+def test_a_touched_file_is_not_taken_as_the_saved_one(
+    repo: Path, cache_dir: Path
+) -> None:
+    index_repo(repo, cache_dir=cache_dir)
+    saved = open_saved(repo, encoding="o200k_base", cache_dir=cache_dir)
+    assert saved is not None
+    set_mtime(repo / "README.md", 10**9)  # same bytes, a new time: the ranking's dates moved
+    assert not same_files(saved, index_repo(repo, cache_dir=cache_dir)[0])
 
 
 def test_a_corrupt_cache_opens_no_saved_index_and_the_full_open_says_so(
