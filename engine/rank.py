@@ -9,6 +9,7 @@ names the benchmark run that chose it (shared/bench DEV split, `score.py`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -192,14 +193,63 @@ def rank(
         query: the question, any length.
         session: pins, focus files and overrides of the user.
         weights: tuning numbers.
-        complete: False while typing, so the last word may be a prefix.
+        complete: False while typing, so the last word may be a prefix (and a keystroke
+            that asks what a recent one asked is answered with its files: `_typed`).
         limit: how many files to return (default weights.limit); pinned and focus files
             are always returned.
     """
-    import numpy as np  # deliberate: numpy loads with the index
-
     text = without_template_lines(index, query)  # a pasted template is not the question
     analysis = analyse_query(index, text, weights.query_weights(), complete=complete)
+    work = partial(_ranked_files, index, analysis, session, weights, limit)
+    files = work() if complete else _typed(index, analysis, session, (weights, limit), work)
+    return Ranking(
+        query=query,
+        terms=tuple(t.word for t in analysis.terms),
+        intent=analysis.intent,
+        files=files,
+    )
+
+
+RANKINGS_KEPT = 4
+"""Answers kept per index for a keystroke that asks what a recent one asked."""
+_TYPED: ArrayMemo[tuple[RankedFile, ...]] = ArrayMemo(RANKINGS_KEPT)
+
+
+def _typed(
+    index: Index,
+    analysis: QueryAnalysis,
+    session: Session,
+    tuning: tuple[RankWeights, int | None],
+    work: Callable[[], tuple[RankedFile, ...]],
+) -> tuple[RankedFile, ...]:
+    """The ranked files of a keystroke, from the last few keystrokes' when the question
+    analyses the same. Typing often adds nothing the ranking reads (a space, a stop word, a
+    last letter too short to expand: 63 of the 160 keystrokes of `ctxtui bench`); those are
+    answered with the files (and any reasons worked out for them) of the same analysis. The
+    owner is an array every new index makes afresh (engine.assemble.open_index)."""
+    choices = (
+        frozenset(session.pinned),
+        tuple(session.focus),
+        tuple(sorted(session.overrides.items())),
+    )
+    key = (analysis, choices, tuning)
+    try:
+        hash(key)
+    except TypeError:  # weights made with a list somewhere: answered, not kept
+        return work()
+    return _TYPED.get(index.git_age_days, key, work)
+
+
+def _ranked_files(
+    index: Index,
+    analysis: QueryAnalysis,
+    session: Session,
+    weights: RankWeights,
+    limit: int | None,
+) -> tuple[RankedFile, ...]:
+    """The ranked files of `rank` for an analysed question."""
+    import numpy as np  # deliberate: numpy loads with the index
+
     keyword, per_term = keyword_scores(index, analysis, weights)
     priors = prior_vector(index, analysis, weights)
     scores = keyword * priors
@@ -226,7 +276,7 @@ def rank(
     explained = Explanations(
         index, order, analysis, per_term, top_hits[: weights.graph_seeds], (pinned, focus)
     )
-    files = tuple(
+    return tuple(
         RankedFile(
             path=index.files[file_id].path,
             file_id=file_id,
@@ -237,12 +287,6 @@ def rank(
             focused=file_id in focus,
         )
         for file_id in order
-    )
-    return Ranking(
-        query=query,
-        terms=tuple(t.word for t in analysis.terms),
-        intent=analysis.intent,
-        files=files,
     )
 
 

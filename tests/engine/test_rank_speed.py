@@ -210,3 +210,28 @@ def test_ranking_a_repository_reopened_from_its_cache_answers_the_same(
     assert [f.score for f in rank(reopened, question).files] == [
         f.score for f in rank(carts, question).files
     ]
+
+
+def test_a_keystroke_that_asks_what_the_last_one_asked_gets_its_files(
+    carts: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = rank(carts, "cart total of", complete=False)
+    again = rank(carts, "cart total of the", complete=False)  # a stop word: the same analysis
+    assert again.query == "cart total of the" and again.terms == first.terms
+    assert again.files is first.files  # reasons worked out for one serve the other
+    monkeypatch.setattr(rank_module, "_TYPED", ArrayMemo())  # nothing kept: worked out anew
+    anew = rank(carts, "cart total of the", complete=False)
+    assert anew.files is not first.files
+    assert [(f.path, f.score, tuple(f.reasons)) for f in anew.files] == [
+        (f.path, f.score, tuple(f.reasons)) for f in first.files
+    ]
+
+
+def test_another_choice_or_a_complete_question_is_ranked_anew(carts: Index) -> None:
+    typed = rank(carts, "cart total of", complete=False)
+    session = Session(pinned=frozenset({"docs/carts.md"}))
+    pinned = rank(carts, "cart total of", session, complete=False)
+    assert pinned.files is not typed.files and pinned.files[0].path == "docs/carts.md"
+    assert rank(carts, "cart total of", complete=False).files is typed.files
+    asked = rank(carts, "cart total of the")  # the command line, the MCP server, an evaluation
+    assert rank(carts, "cart total of the").files is not asked.files
