@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 PREPARED_GRAPHS = 8
 """Import graphs kept prepared at once (one per open index; the DEV evaluation opens many)."""
+WALKS_KEPT = 16
+"""Walks (sets of seed components) kept per prepared graph."""
 
 
 def personalised_pagerank(
@@ -60,11 +62,21 @@ def personalised_pagerank(
     begin = start[walk.nodes]  # the walk in the seeds' components, in their own numbering
     rank = begin.copy()
     lost_of = np.zeros(graph.dangling_files)
+    # rank = restart x begin + (1 - restart) x (flow + lost x begin), each step; worked out
+    # in place, operands swapped only where IEEE arithmetic gives the same bits (a + b and
+    # a x b commute), so the scores are exactly those of the plain formula.
+    restarted = restart * begin
+    moved = np.empty(len(walk.src))
+    spread = np.empty(len(rank))
     for _ in range(iterations):
-        flow = np.bincount(walk.dst, weights=rank[walk.src] * walk.step, minlength=len(rank))
+        np.take(rank, walk.src, out=moved)
+        moved *= walk.step
+        flow = np.bincount(walk.dst, weights=moved, minlength=len(rank))
         lost_of[walk.dangling_slot] = rank[walk.dangling]  # as the sum over every file adds it
-        lost = lost_of.sum()
-        rank = restart * begin + (1.0 - restart) * (flow + lost * begin)
+        np.multiply(begin, lost_of.sum(), out=spread)
+        spread += flow
+        spread *= 1.0 - restart
+        rank = restarted + spread
     rank /= graph.hub_divisor[walk.nodes]
     every = np.zeros(n_files, dtype=np.float64)
     every[walk.nodes] = rank
@@ -103,7 +115,7 @@ class _Graph:
     """
 
     __slots__ = ("_cuts", "_dangling_slot", "_dst", "_label", "_node_cuts", "_nodes", "_src",
-                 "_step", "dangling", "dangling_files", "hub_divisor")  # fmt: skip
+                 "_step", "_walks", "dangling", "dangling_files", "hub_divisor")  # fmt: skip
 
     def __init__(
         self, n_files: int, edges: npt.NDArray[np.int32], backward: float, hub_damping: float
@@ -128,12 +140,22 @@ class _Graph:
         self._cuts = np.searchsorted(label[self._src], groups)
         self._nodes = np.argsort(label, kind="stable")
         self._node_cuts = np.searchsorted(label[self._nodes], groups)
+        self._walks: dict[tuple[int, ...], _Walk] = {}
 
     def walk_from(self, seeds: list[int]) -> _Walk:
-        """The seeds' components, numbered for the walk."""
+        """The seeds' components, numbered for the walk (kept for the next keystrokes, whose
+        best hits mostly lie in the same components)."""
+        groups = tuple(sorted({int(self._label[s]) for s in seeds}))
+        walk = self._walks.get(groups)
+        if walk is None:
+            if len(self._walks) >= WALKS_KEPT:
+                self._walks.clear()
+            walk = self._walks[groups] = self._walk(groups)
+        return walk
+
+    def _walk(self, groups: tuple[int, ...]) -> _Walk:
         import numpy as np  # deliberate: see personalised_pagerank
 
-        groups = sorted({int(self._label[s]) for s in seeds})
         nodes = np.sort(
             np.concatenate(
                 [self._nodes[self._node_cuts[g] : self._node_cuts[g + 1]] for g in groups]
