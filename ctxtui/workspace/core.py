@@ -27,6 +27,7 @@ from engine import (
     Plan,
     PlanEntry,
     Progress,
+    RankedFile,
     Ranking,
     Rendered,
     ScanOptions,
@@ -185,6 +186,9 @@ class Workspace:
         self._texts = TextCache()
         self._sections: OrderedDict[tuple[Changes, int], ChangesSection] = OrderedDict()
         self._instructions_tokens: int | None = None
+        self._last_plan: tuple[tuple[RankedFile, ...], Index, tuple[object, ...], Plan] | None
+        self._last_plan = None
+        """The last plan drafted: for the ranked files, index and choices it was drafted for."""
         self.secrets = LazyScanner()
         """The secret scanner every pack, copy and MCP answer goes through."""
 
@@ -333,7 +337,23 @@ class Workspace:
             changes_tokens = min(-(-estimate // 3), int(CHANGES_SHARE * budget))
             section = ChangesSection(changes.base, changes.files, "", changes_tokens, 0, 0)
         reserved = section_tokens(instructions, section)
-        drafted = engine.plan(ranking, self.index, budget, session, reserved=reserved)
+        index = self.index
+        choices = (
+            budget,
+            reserved,
+            frozenset(session.pinned),
+            tuple(session.focus),
+            tuple(sorted(session.overrides.items())),
+        )
+        last = self._last_plan
+        same = last is not None and last[0] is ranking.files and last[1] is index
+        if last is not None and same and last[2] == choices:
+            # the same ranked files (a keystroke that asked what the last one asked: engine.rank
+            # hands back its very tuple): the same plan, under this question
+            drafted = replace(last[3], query=ranking.query)
+        else:
+            drafted = engine.plan(ranking, index, budget, session, reserved=reserved)
+            self._last_plan = (ranking.files, index, choices, drafted)
         return replace(
             drafted,
             changes_tokens=section.tokens if section is not None else 0,

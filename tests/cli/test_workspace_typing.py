@@ -1,0 +1,63 @@
+"""The workspace while a question is typed: a keystroke that asks what the last one asked.
+
+engine.rank hands such a keystroke the very files of the last answer; the workspace then
+hands back the plan it drafted for them, under the new question, instead of drafting it again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import make_repo
+from semantic_support import SHOP
+
+import engine
+from ctxtui.workspace import Workspace
+from engine.model import Level, Plan, Ranking, Session
+
+pytestmark = pytest.mark.usefixtures("tokenizer_loaded_once")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    return Workspace.open(make_repo(tmp_path / "shop", SHOP), semantic=False)
+
+
+def test_a_keystroke_asking_the_same_gets_the_same_plan_under_its_question(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drafts: list[str] = []
+    draft = engine.plan
+
+    def counted(ranking: Ranking, *args: Any, **kwargs: Any) -> Plan:
+        drafts.append(ranking.query)
+        return draft(ranking, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "plan", counted)
+    first = workspace.rank("compute the total of", Session(), complete=False)
+    planned = workspace.plan(first, 4000, Session())
+    again = workspace.rank("compute the total of the", Session(), complete=False)
+    assert len(first.files) > 1 and again.files is first.files
+    replanned = workspace.plan(again, 4000, Session())
+    assert drafts == ["compute the total of"]  # drafted once
+    assert replanned.query == "compute the total of the"
+    assert replanned.entries == planned.entries
+    drafted = draft(again, workspace.index, 4000, Session())  # the plain computation
+    assert replanned.entries == drafted.entries
+
+
+def test_another_budget_or_choice_is_planned_anew(workspace: Workspace) -> None:
+    ranking = workspace.rank("compute the total of", Session(), complete=False)
+    assert len(ranking.files) > 1
+    workspace.plan(ranking, 4000, Session())
+    tight = workspace.plan(ranking, 600, Session())
+    assert tight.budget == 600
+    assert tight.entries == engine.plan(ranking, workspace.index, 600, Session()).entries
+    best = ranking.files[0].path
+    assert next(e.level for e in tight.entries if e.path == best) is not Level.OFF
+    chosen = Session(overrides={best: Level.OFF})
+    replanned = workspace.plan(ranking, 600, chosen)
+    assert best not in {e.path for e in replanned.entries if e.level is not Level.OFF}
+    assert replanned.entries == engine.plan(ranking, workspace.index, 600, chosen).entries
