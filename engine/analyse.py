@@ -155,10 +155,14 @@ class TermNumbering:
 
     def count_identifiers(self, found: list[str]) -> Counter[int]:
         """Count the index words of identifiers already found (ids)."""
+        self.learn(found)
+        return Counter(chain.from_iterable(map(self.identifiers.__getitem__, found)))
+
+    def learn(self, found: Iterable[str]) -> None:
+        """Split and number the identifiers of `found` not met before (`identifiers`)."""
         known = self.identifiers
         for identifier in set(found).difference(known):  # in C: the set against the dict
             known[identifier] = self._number(identifier_words(identifier, self.normalise))
-        return Counter(chain.from_iterable(map(known.__getitem__, found)))
 
     def _number(self, words: list[str]) -> tuple[int, ...]:
         ids = self.ids
@@ -262,11 +266,15 @@ def _with_units(
     each import line."""
     from engine.focus import header_last_lines  # deliberate: see _with_level_costs
     from engine.levels import split_lines
-    from engine.units import analyse_units, file_identifiers
+    from engine.units import file_identifiers, import_uses, numbered_units
 
     lines = split_lines(text)
     found = file_identifiers(parsed, text, lines, header_last_lines(parsed))
-    units, uses = analyse_units(parsed, found, lines, numbering.count_identifiers)
+    names = [decl.name for decl in parsed.declarations]
+    docs = [decl.doc for decl in parsed.declarations if decl.doc]
+    numbering.learn(chain(found.everything, *map(identifiers, chain(names, docs))))
+    units = numbered_units(parsed, found, numbering.identifiers)
+    uses = import_uses(parsed, lines, found)
     return replace(parsed, import_uses=uses), found.everything, units
 
 
@@ -339,7 +347,7 @@ def describe(
         declaration_positions=np.array(positions, dtype=np.int32),
         declaration_terms=np.array(terms, dtype=np.int32),
         line_prefix=prefix.astype(np.int32),
-        unit_terms=np.array(units.words, dtype=np.int32),
+        unit_terms=np.asarray(units.words, dtype=np.int32),
         unit_tf=units.tf,
         unit_rows=units.rows,
         uses=encode_import_uses(parsed.import_uses),
