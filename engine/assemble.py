@@ -87,6 +87,7 @@ def assemble(
         old: the previous cache, when files are kept from it.
         vocabulary: words by term id (`Vocabulary.words`): the previous cache's words first
             (so its term ids stay valid), then the words of the analyses, numbered in it.
+            Emptied once the vocabulary is stored.
         git: last change (NaN: none) and change count per file of `plan`.
     """
     import numpy as np  # deliberate: numpy loads with the index
@@ -111,15 +112,19 @@ def assemble(
     renumber[used[order]] = np.arange(len(order), dtype=np.int32)
     for _, terms, _, _ in parts:  # each part's own array (taken from Fresh or made above)
         terms[...] = renumber[terms]
-    postings = _postings(parts, n, len(order))
+    n_terms = len(order)
+    blob, offsets = join_strings([words[i] for i in order])
+    arrays["vocab_blob"] = np.frombuffer(blob, dtype=np.uint8)
+    arrays["vocab_ptr"] = np.array(offsets, dtype=np.int64)
+    del words, order, blob, offsets
+    # the words are stored: let go of their strings (20 MB on 16k files) before the postings
+    vocabulary.clear()
+    postings = _postings(parts, n, n_terms)
     arrays["body_length"] = body_length
     arrays["post_ptr"], arrays["post_docs"], arrays["post_tf"] = (
         postings.ptr, postings.docs, postings.tf
     )  # fmt: skip
-    blob, offsets = join_strings([words[i] for i in order])
-    arrays["vocab_blob"] = np.frombuffer(blob, dtype=np.uint8)
-    arrays["vocab_ptr"] = np.array(offsets, dtype=np.int64)
-    _declaration_postings(plan, old, old_to_new, renumber, len(order), arrays)
+    _declaration_postings(plan, old, old_to_new, renumber, n_terms, arrays)
     arrays.update(unit_arrays(plan.old_ids, plan.fresh, old, renumber))
     _line_tokens(plan, old, arrays)
     _imports(root, plan, old, languages, arrays)
@@ -284,24 +289,35 @@ def _declaration_postings(
 
 
 def _line_tokens(plan: Plan, old: Stored | None, arrays: Arrays) -> None:
-    """Per-file token prefix sums, concatenated in path order."""
+    """Per-file token prefix sums, concatenated in path order; Fresh's runs are consumed
+    (copied into the result, allocated whole first, and let go one by one)."""
     import numpy as np  # deliberate: see assemble()
 
-    runs: list[npt.NDArray[np.int32]] = []
+    fresh_runs = plan.fresh.line_prefix
     if old is not None:
         line_ptr = old.arrays["line_ptr"].tolist()
         line_tokens = old.arrays["line_tokens"]
-    fresh_runs = iter(plan.fresh.line_prefix)
-    for old_id in plan.old_ids:
-        if old_id < 0:
-            runs.append(next(fresh_runs))
-        else:
-            runs.append(line_tokens[line_ptr[old_id] : line_ptr[old_id + 1]])
-    lengths = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
-    ptr = np.zeros(len(runs) + 1, dtype=np.int64)
+    fresh_lengths = iter([len(run) for run in fresh_runs])
+    lengths = np.fromiter(
+        (
+            next(fresh_lengths) if old_id < 0 else line_ptr[old_id + 1] - line_ptr[old_id]
+            for old_id in plan.old_ids
+        ),
+        dtype=np.int64,
+        count=len(plan.old_ids),
+    )
+    ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=ptr[1:])
+    out = np.empty(int(ptr[-1]), dtype=np.int32)
+    fresh_runs.reverse()  # taken from the end, each let go once copied
+    for new_id, old_id in enumerate(plan.old_ids):
+        start, end = int(ptr[new_id]), int(ptr[new_id + 1])
+        if old_id < 0:
+            out[start:end] = fresh_runs.pop()
+        else:
+            out[start:end] = line_tokens[line_ptr[old_id] : line_ptr[old_id + 1]]
     arrays["line_ptr"] = ptr
-    arrays["line_tokens"] = np.concatenate(runs).astype(np.int32) if runs else np.zeros(0, np.int32)
+    arrays["line_tokens"] = out
 
 
 def _imports(

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from engine.model import Declaration, ImportUse, ParsedFile
 from engine.words import IDENTIFIER, IDENTIFIER_ASCII, identifiers
@@ -300,52 +300,63 @@ def unit_arrays(
 ) -> Arrays:
     """The stored arrays of each declaration's words and each file's import uses, files in
     path order: kept files' (old_ids[i] >= 0) as slices of the old cache's arrays, analysed
-    files' from their analysis; term ids renumbered by `renumber` (engine.assemble)."""
+    files' from their analysis; term ids renumbered by `renumber` (engine.assemble).
+
+    Fresh's arrays are consumed: each is copied into the result, which is allocated whole
+    first, and let go at once, so the words of 16,000 files are never in memory twice.
+    """
     import numpy as np  # deliberate: numpy loads with the index
 
-    terms: list[Any] = []
-    tf: list[Any] = []
-    rows: list[Any] = []
-    uses: list[bytes] = []
     if old is not None:
         a = old.arrays
         old_first = np.zeros(len(a["file_declarations"]) + 1, dtype=np.int64)
         np.cumsum(a["file_declarations"], out=old_first[1:])
         old_ptr = a["unit_ptr"]
         uses_blob, uses_ptr = a["uses_blob"], a["uses_ptr"]
-    fresh_units = iter(zip(fresh.units, fresh.uses, strict=True))
+        old_terms, old_tf = a["unit_terms"], a["unit_tf"]
+    # sizes first: (words, declarations) of each file, in path order
+    fresh_sizes = iter([(len(terms), len(rows)) for terms, _, rows in fresh.units])
+    sizes: list[tuple[int, int]] = []
     for old_id in old_ids:
+        if old_id < 0:
+            sizes.append(next(fresh_sizes))
+        else:
+            first, last = int(old_first[old_id]), int(old_first[old_id + 1])
+            sizes.append((int(old_ptr[last]) - int(old_ptr[first]), last - first))
+    total_words = sum(words for words, _ in sizes)
+    unit_terms = np.empty(total_words, dtype=np.int32)
+    unit_tf = np.empty((total_words, 3), dtype=np.uint8)
+    counts = np.empty(sum(declarations for _, declarations in sizes), dtype=np.int64)
+    uses: list[bytes] = []
+    fresh.units.reverse()  # taken from the end below, each let go once copied
+    fresh.uses.reverse()
+    at = row = 0
+    for old_id, (words, declarations) in zip(old_ids, sizes, strict=True):
         if old_id < 0:  # analysed now: the next of `fresh`, which is in path order too
-            (unit_terms, unit_tf, unit_rows), used = next(fresh_units)
-            unit_terms[...] = renumber[unit_terms]  # Fresh's own array, used only here
-            terms.append(unit_terms)
-            tf.append(unit_tf)
-            rows.append(unit_rows)
-            uses.append(used)
-            continue
-        first, last = int(old_first[old_id]), int(old_first[old_id + 1])
-        start, end = int(old_ptr[first]), int(old_ptr[last])
-        # old term ids are the vocabulary's first ids (see assemble's `vocabulary`)
-        terms.append(renumber[old.arrays["unit_terms"][start:end]])  # type: ignore[union-attr]
-        tf.append(old.arrays["unit_tf"][start:end])  # type: ignore[union-attr]
-        rows.append(np.diff(old_ptr[first : last + 1]))
-        uses.append(uses_blob[uses_ptr[old_id] : uses_ptr[old_id + 1]].tobytes())
-    counts = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+            terms, tf, rows = fresh.units.pop()
+            unit_terms[at : at + words] = renumber[terms]
+            unit_tf[at : at + words] = tf.reshape(-1, 3)
+            counts[row : row + declarations] = rows
+            uses.append(fresh.uses.pop())
+            del terms, tf, rows
+        else:
+            first, last = int(old_first[old_id]), int(old_first[old_id + 1])
+            start = int(old_ptr[first])
+            # old term ids are the vocabulary's first ids (see assemble's `vocabulary`)
+            unit_terms[at : at + words] = renumber[old_terms[start : start + words]]
+            unit_tf[at : at + words] = old_tf[start : start + words]
+            counts[row : row + declarations] = np.diff(old_ptr[first : last + 1])
+            uses.append(uses_blob[uses_ptr[old_id] : uses_ptr[old_id + 1]].tobytes())
+        at += words
+        row += declarations
     ptr = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=ptr[1:])
-    unit_tf = (
-        np.concatenate(tf).astype(np.uint8, copy=False).reshape(-1, 3)
-        if tf
-        else np.zeros((0, 3), np.uint8)
-    )
     lengths = np.fromiter(map(len, uses), dtype=np.int64, count=len(uses))
     uses_offsets = np.zeros(len(uses) + 1, dtype=np.int64)
     np.cumsum(lengths, out=uses_offsets[1:])
     return {
         "unit_ptr": ptr,
-        "unit_terms": (
-            np.concatenate(terms).astype(np.int32, copy=False) if terms else np.zeros(0, np.int32)
-        ),
+        "unit_terms": unit_terms,
         "unit_tf": unit_tf,
         "unit_length": unit_lengths(ptr, unit_tf),
         "uses_blob": np.frombuffer(b"".join(uses), dtype=np.uint8),
