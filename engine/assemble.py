@@ -11,13 +11,13 @@ same two functions, so they give the same Index; the incremental tests compare t
 from __future__ import annotations
 
 import posixpath
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.fresh import Fresh
+from engine.heap import give_back_memory
 from engine.index import (
     TermRows,
     build_postings,
@@ -38,6 +38,7 @@ from engine.tables import (
     decode_imports,
     encode_imports,
     join_strings,
+    join_words,
     split_strings,
 )
 from engine.units import unit_arrays
@@ -115,10 +116,8 @@ def assemble(
     for _, terms, _, _ in parts:  # each part's own array (taken from Fresh or made above)
         terms[...] = renumber[terms]
     n_terms = len(order)
-    blob, offsets = join_strings([words[i] for i in order])
-    arrays["vocab_blob"] = np.frombuffer(blob, dtype=np.uint8)
-    arrays["vocab_ptr"] = np.array(offsets, dtype=np.int64)
-    del words, order, blob, offsets
+    arrays["vocab_blob"], arrays["vocab_ptr"] = join_words([words[i] for i in order])
+    del words, order
     # the words are stored: let go of their strings (20 MB on 16k files) before the postings
     vocabulary.clear()
     postings = _postings(parts, n, n_terms)
@@ -135,24 +134,6 @@ def assemble(
     _imports(root, plan, old, languages, arrays)
     arrays["git_last"], arrays["git_changes"] = git
     return Stored(str(root), encoding, arrays, languages)
-
-
-def give_back_memory() -> None:
-    """Hand the C heap's free pages back to the system (glibc's malloc_trim), where there is one.
-
-    The analyses of 16,000 files arrive as small arrays, each a malloc of its own; freed one
-    by one as they are copied into the index's arrays (which are fresh mappings), they leave
-    holes in the heap that the process keeps, so its peak would grow by all of them again.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes  # deliberate: only a first index needs it
-
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # a C library without it (musl): nothing to do
-        return
-    trim(0)
 
 
 COLUMNS = {

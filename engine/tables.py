@@ -39,6 +39,26 @@ def join_strings(items: Sequence[str]) -> tuple[bytes, list[int]]:
     return b"".join(parts), offsets
 
 
+def join_words(items: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """`join_strings` as arrays, for strings that hold no NUL (index words): one encode of
+    them all and a few array passes, not a bytes object and a Python int per word (the
+    vocabulary of 16,000 files is 330,000 words)."""
+    import numpy as np  # deliberate: numpy loads with the index
+
+    data = np.frombuffer("\x00".join(items).encode("utf-8", SURROGATES), dtype=np.uint8)
+    ends = np.flatnonzero(data == 0)
+    if len(ends) != max(len(items) - 1, 0):  # a NUL inside a string: the general way
+        blob, offsets = join_strings(items)
+        return np.frombuffer(blob, dtype=np.uint8), np.array(offsets, dtype=np.int64)
+    offsets = np.zeros(len(items) + 1, dtype=np.int64)
+    offsets[1:-1] = ends - np.arange(len(ends))  # each end, less the NULs before it
+    kept = np.ones(len(data), dtype=bool)
+    kept[ends] = False
+    blob = data[kept]
+    offsets[-1] = len(blob)
+    return blob, offsets
+
+
 def split_strings(blob: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> list[str]:
     """The strings `join_strings` concatenated, all at once (one decode, no per-item slicing
     of the arrays): for the paths, which every reopen needs."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from engine.heap import give_back_memory
 from engine.model import Declaration, ImportUse, ParsedFile
 from engine.words import IDENTIFIER, IDENTIFIER_ASCII, identifiers
 
@@ -35,6 +36,8 @@ IMPORT_KEYWORDS = frozenset(
     "crate self super mod extern namespace export default".split()
 )
 """Words of import statements that name no imported thing."""
+GIVE_BACK_EVERY = 2048
+"""Analysed files copied between two hand-backs of the heap (a few ms each)."""
 Word = TypeVar("Word")
 """A word as the caller numbers it: its text, or a term id."""
 
@@ -330,7 +333,7 @@ def unit_arrays(
     uses: list[bytes] = []
     fresh.units.reverse()  # taken from the end below, each let go once copied
     fresh.uses.reverse()
-    at = row = 0
+    at = row = copied = 0
     for old_id, (words, declarations) in zip(old_ids, sizes, strict=True):
         if old_id < 0:  # analysed now: the next of `fresh`, which is in path order too
             terms, tf, rows = fresh.units.pop()
@@ -339,6 +342,9 @@ def unit_arrays(
             counts[row : row + declarations] = rows
             uses.append(fresh.uses.pop())
             del terms, tf, rows
+            copied += 1
+            if copied % GIVE_BACK_EVERY == 0:
+                give_back_memory()  # the copied files' arrays, before the result grows more
         else:
             first, last = int(old_first[old_id]), int(old_first[old_id + 1])
             start = int(old_ptr[first])
