@@ -145,10 +145,13 @@ class BudgetMeter(Widget):
         return self.get_component_rich_style(f"budget-meter--{name}", partial=True)
 
     def _draw_bar(self, text: Text, width: int) -> None:
+        """Append the bar, one span a run of like cells (not one a cell: a 120-cell bar of
+        single-cell spans took 10-20 ms to draw, in the frame that shows a new ranking)."""
         if self.plan is None:
             text.append(FREE_GLYPH * width, self._style("free"))
             return
         segments, budget_cell = layout_segments(self.plan, self.budget, width)
+        over = self._style("over")
         for number, segment in enumerate(segments):
             if segment.changes:
                 base, glyph = self._style("changes"), CHANGES_GLYPH
@@ -158,13 +161,16 @@ class BudgetMeter(Widget):
                 base, glyph = self._style(segment.level.value), GLYPHS.get(segment.level, "█")
                 if number % 2:
                     base += self._style("alternate")
-            for cell in range(segment.start, segment.end):
-                char, style = glyph, base
-                if segment.pinned and cell == segment.start:
-                    char, style = PIN_GLYPH, style + self._style("pin")
-                if cell >= budget_cell:
-                    style += self._style("over")
-                text.append(char, style)
+            start = segment.start
+            if segment.pinned and start < segment.end:
+                pin = base + self._style("pin")
+                text.append(PIN_GLYPH, pin + over if start >= budget_cell else pin)
+                start += 1
+            split = min(max(start, budget_cell), segment.end)
+            if split > start:
+                text.append(glyph * (split - start), base)
+            if segment.end > split:
+                text.append(glyph * (segment.end - split), base + over)
         end = segments[-1].end if segments else 0
         if end < width:
             text.append(FREE_GLYPH * (width - end), self._style("free"))
