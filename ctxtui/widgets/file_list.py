@@ -146,6 +146,12 @@ class FileList(RowList):
         option = self.highlighted_option
         return option.id if option is not None else None
 
+    def paths_in_view(self, margin: int = 2) -> list[str]:
+        """The paths of the rows on screen, and `margin` rows either side, in list order."""
+        first = int(self.scroll_y) // RowOption.LINES
+        rows = self.scrollable_content_region.height // RowOption.LINES + 1
+        return self._paths[max(0, first - margin) : first + rows + margin]
+
     def on_resize(self) -> None:
         self._schedule_rebuild()  # the rows' paths are shortened to the width
 
@@ -243,7 +249,8 @@ class FileList(RowList):
         """Cells a row may use, less the scrollbar a list this long shows (which appears only
         after the rows are set, too late for their layout)."""
         region = self.content_region
-        scrollbar = self.styles.scrollbar_size_vertical if rows * 2 > region.height else 0
+        shown = self.styles.overflow_y == "scroll" or rows * 2 > region.height
+        scrollbar = self.styles.scrollbar_size_vertical if shown else 0
         return max(0, region.width - scrollbar)
 
     def _row_key(
