@@ -100,12 +100,16 @@ class PackReady(Message):
 class PreviewReady(Message):
     """The preview of one file was rendered and highlighted."""
 
-    def __init__(self, key: tuple[object, ...], text: Content) -> None:
+    def __init__(
+        self, key: tuple[object, ...], text: Content, rest: tuple[str, ...] = ()
+    ) -> None:
         super().__init__()
         self.key = key
         """What was asked (path, level, tokens, words); answers to older asks are dropped."""
         self.text = text
-        """Highlighted content."""
+        """Highlighted content (the file's head when `rest` holds the other lines)."""
+        self.rest = rest
+        """The lines after the highlighted head, plain (none: the whole file is highlighted)."""
 
 
 class PackDelivered(Message):

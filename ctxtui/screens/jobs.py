@@ -80,11 +80,13 @@ def preview_job(
     match_style: Style,
     *,
     redact: bool = True,
-) -> Content:
+    lines: int | None = None,
+) -> tuple[Content, tuple[str, ...]]:
     """Render one file at its level, as the pack carries it (secrets redacted unless the
-    setting says not to), and highlight its syntax and the question's words."""
+    setting says not to), and highlight its syntax and the question's words: its first
+    `lines` lines (all when None), the rest returned as plain lines."""
     from ctxtui.widgets.preview import highlight
 
     with gate.reading():
         text = workspace.render_file(entry, redact=redact)
-    return highlight(text, entry.path, words, match_style)
+    return highlight(text, entry.path, words, match_style, lines)

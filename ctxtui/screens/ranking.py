@@ -49,6 +49,8 @@ TOKENIZER_PAUSE = 2.0
 FULL_COUNT_PAUSE = 1.0
 """Seconds after an encoding switch's exact meter before every other file is counted in the
 new encoding: a second `e` (on to the next encoding, or back) soon after finds the cores free."""
+PREVIEWS_KEPT = 8
+"""Highlighted previews kept: the highlight often comes back to a file it just left."""
 SHOWN_FIRST = 40
 """Ranked files counted first when the encoding changes (the visible rows and then some)."""
 WIDE_FOOTER = 130
@@ -79,6 +81,11 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         """The exact pack of the answer on show: generation, plan, the message."""
         self._generation = 0
         self._preview_key: tuple[object, ...] = ()
+        """What the preview shows or is being highlighted for (path, level, tokens, words)."""
+        self._preview_shown: tuple[object, ...] = ()
+        self._preview_job: tuple[PlanEntry, tuple[str, ...], Style] | None = None
+        self._previews: dict[tuple[object, ...], tuple[Content, tuple[str, ...]]] = {}
+        """The last previews highlighted (a file shown again is not highlighted again)."""
         self._last_notes: tuple[str, ...] = ()
         self._was_over_budget = False
         self._no_match_timer: Timer | None = None
@@ -350,7 +357,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             plan = self.packed[1]
         entry = next((e for e in plan.entries if e.path == path), None) if plan else None
         if path is None or entry is None or self.workspace is None or self.answer is None:
-            self._preview_key = ()
+            self._preview_key = self._preview_shown = ()
             preview.border_title = Content(one_line(path)) if path else "Preview"
             preview.show_note(
                 "Left out of the pack. Press f, s or o to include it."
@@ -365,7 +372,18 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self._preview_key = key
         title = f"{one_line(entry.path)} · {entry.level.value} · {entry.tokens:,} tokens"
         preview.border_title = Content(title)  # plain text: a name like `x[/y].py` is no markup
-        self.run_preview(self.workspace, key, entry, words, preview.match_style)
+        self._preview_job = (entry, words, preview.match_style)
+        if (shown := self._previews.get(key)) is not None:
+            self._show_preview_text(key, *shown)
+            return
+        self.run_preview(self.workspace, key, *self._preview_job, preview.head_lines)
+
+    @on(Preview.WholeWanted)
+    def highlight_whole_preview(self, event: Preview.WholeWanted) -> None:
+        """The view nears the plain rest of the file: highlight all of it."""
+        event.stop()
+        if self._preview_key and self._preview_job is not None and self.workspace is not None:
+            self.run_preview(self.workspace, self._preview_key, *self._preview_job, None)
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
     def run_preview(
@@ -375,14 +393,26 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         entry: PlanEntry,
         words: tuple[str, ...],
         match_style: Style,
+        lines: int | None,
     ) -> None:
-        """Render and highlight one file in a thread."""
-        content = jobs.preview_job(
-            workspace, self.gate, entry, words, match_style, redact=self.services.redact
+        """Render a file and highlight it in a thread (its first `lines` lines; None: all)."""
+        redact = self.services.redact
+        head, rest = jobs.preview_job(
+            workspace, self.gate, entry, words, match_style, redact=redact, lines=lines
         )
-        self.post_message(PreviewReady(key, content))
+        self.post_message(PreviewReady(key, head, rest))
 
     @on(PreviewReady)
     def show_preview(self, message: PreviewReady) -> None:
         if message.key == self._preview_key:
-            self.query_one(Preview).content = message.text
+            self._previews[message.key] = (message.text, message.rest)
+            while len(self._previews) > PREVIEWS_KEPT:
+                del self._previews[next(iter(self._previews))]
+            self._show_preview_text(message.key, message.text, message.rest)
+
+    def _show_preview_text(
+        self, key: tuple[object, ...], head: Content, rest: tuple[str, ...]
+    ) -> None:
+        same_file = key == self._preview_shown  # now highlighted whole: the view stays put
+        self._preview_shown = key
+        self.query_one(Preview).show(head, rest, keep_place=same_file)

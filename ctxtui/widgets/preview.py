@@ -4,23 +4,34 @@ The text is rendered and highlighted in a worker (`highlight` below is called fr
 widget keeps the lines and draws only the visible ones (the line API), so a 5,000-line file
 scrolls as cheaply as a short one. The question's words are marked with the `preview--match`
 component style.
+
+Only the head of a file is highlighted at first (the lines on screen and a margin: lexing a
+prefix from the file's start is exact for its lines); the rest is shown as plain text until the
+view comes near it, when the widget asks for the whole file (`WholeWanted`). Highlighting a
+whole large file held the interpreter for 100-800 ms, time taken from the keys typed meanwhile.
 """
 
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from textual.content import Content
-from textual.geometry import Size
-from textual.reactive import reactive
+from textual.geometry import Region, Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
 from engine.words import STOP_WORDS
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+HEAD_MARGIN = 60
+"""Lines highlighted past the preview's height at first; the rest when the view nears them."""
 HIGHLIGHT_LIMIT = 200_000
 """Characters above which the preview shows plain text: syntax highlighting would take seconds."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
@@ -48,11 +59,27 @@ def words_to_mark(query: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(set(words), key=lambda w: (-len(w), w)))
 
 
-def highlight(text: str, path: str, words: tuple[str, ...], match_style: Style) -> Content:
-    """Highlight a file's text by its language and mark the words, case-insensitively."""
+def highlight(
+    text: str, path: str, words: tuple[str, ...], match_style: Style, lines: int | None = None
+) -> tuple[Content, tuple[str, ...]]:
+    """Highlight a file's text by its language and mark the words, case-insensitively.
+
+    With `lines`, only the first `lines` lines are highlighted (a prefix lexes exactly as in
+    the whole file); the others are returned as plain lines, to be highlighted when wanted.
+    Returns the highlighted head and the plain rest.
+    """
     from textual.highlight import highlight as highlight_code  # deliberate: loads Pygments
 
     text = text.expandtabs(4)
+    rest: tuple[str, ...] = ()
+    if lines is not None:
+        cut = -1
+        for _line in range(lines):
+            cut = text.find("\n", cut + 1)
+            if cut < 0:
+                break
+        if cut >= 0 and cut + 1 < len(text):
+            text, rest = text[:cut], tuple(text[cut + 1 :].split("\n"))
     if len(text) > HIGHLIGHT_LIMIT:
         content = Content(text)
     else:
@@ -61,7 +88,7 @@ def highlight(text: str, path: str, words: tuple[str, ...], match_style: Style) 
         alternatives = "|".join(re.escape(w) for w in words)
         pattern = re.compile(f"{_WORD_START}(?:{alternatives})", re.IGNORECASE)
         content = content.highlight_regex(pattern, style=match_style)
-    return content
+    return content, rest
 
 
 class Preview(ScrollView, can_focus=True):
@@ -69,17 +96,30 @@ class Preview(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"preview--match", "preview--note"}
 
-    content: reactive[Content] = reactive(Content, always_update=True, init=False)
-    """What the pane shows (already highlighted)."""
+    class WholeWanted(Message):
+        """The view nears the plain (not yet highlighted) rest of the file on show."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._lines: list[Content] = []
+        self._plain_from: int | None = None
+        """First line not highlighted yet (None: every line is)."""
+        self._sizing = False
 
     @property
     def match_style(self) -> Style:
         """The style of the question's words, for the worker that highlights."""
         return self.get_visual_style("preview--match", partial=True)
+
+    @property
+    def head_lines(self) -> int:
+        """Lines to highlight at first: the view's height and a margin."""
+        return max(self.size.height, 24) + HEAD_MARGIN
+
+    @property
+    def whole(self) -> bool:
+        """Every line on show is highlighted."""
+        return self._plain_from is None
 
     @property
     def shown_text(self) -> str:
@@ -88,14 +128,53 @@ class Preview(ScrollView, can_focus=True):
 
     def show_note(self, note: str) -> None:
         """Show a short explanation instead of a file (nothing highlighted, nothing to copy)."""
-        self.content = Content.styled(note, self.get_visual_style("preview--note", partial=True))
+        self.show(Content.styled(note, self.get_visual_style("preview--note", partial=True)))
 
-    def watch_content(self, content: Content) -> None:
-        self._lines = content.split("\n", allow_blank=True) if content.plain else []
-        width = max((line.cell_length for line in self._lines), default=0)
-        self.virtual_size = Size(width, len(self._lines))
-        self.scroll_to(0, 0, animate=False)
+    def show(self, head: Content, rest: Sequence[str] = (), *, keep_place: bool = False) -> None:
+        """Show a highlighted head and a plain rest (`keep_place`: the same file, now
+        highlighted whole: the view stays where it is)."""
+        lines = head.split("\n", allow_blank=True) if head.plain or rest else []
+        self._plain_from = len(lines) if rest else None
+        lines.extend(Content(line) for line in rest)
+        self._lines = lines
+        width = max((line.cell_length for line in lines), default=0)
+        self._sizing = True
+        try:  # the pane's size never depends on its text: no layout of the screen
+            self.virtual_size = Size(width, len(lines))
+        finally:
+            self._sizing = False
+        self._scroll_update(self.virtual_size)  # a scrollbar that appears or goes lays out
+        if not keep_place:
+            self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
+        self._want_whole()
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        """A new text sets a new virtual size, a layout reactive: each file shown laid out the
+        whole screen. The pane's size is set by CSS alone, so its text only repaints it."""
+        if layout and self._sizing and not self.styles.auto_dimensions:
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._want_whole()
+
+    def on_resize(self) -> None:
+        self._want_whole()
+
+    def _want_whole(self) -> None:
+        plain_from = self._plain_from
+        near = self.scroll_y + self.size.height + HEAD_MARGIN // 2
+        if plain_from is not None and near > plain_from:
+            self._plain_from = None  # asked once; the whole file replaces these lines
+            self.post_message(self.WholeWanted())
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
