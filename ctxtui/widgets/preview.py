@@ -79,7 +79,10 @@ def highlight(
             if cut < 0:
                 break
         if cut >= 0 and cut + 1 < len(text):
-            text, rest = text[:cut], tuple(text[cut + 1 :].split("\n"))
+            # less one final newline, as the highlighter drops it from a whole file
+            tail = text[cut + 1 : -1 if text.endswith("\n") else None]
+            # the head keeps its last newline: the highlighter drops one, never a blank line
+            text, rest = text[: cut + 1], tuple(tail.split("\n"))
     if len(text) > HIGHLIGHT_LIMIT:
         content = Content(text)
     else:
@@ -104,6 +107,8 @@ class Preview(ScrollView, can_focus=True):
         self._lines: list[Content] = []
         self._plain_from: int | None = None
         """First line not highlighted yet (None: every line is)."""
+        self._asked = False
+        """The whole file was asked for (once a file)."""
         self._sizing = False
 
     @property
@@ -135,6 +140,7 @@ class Preview(ScrollView, can_focus=True):
         highlighted whole: the view stays where it is)."""
         lines = head.split("\n", allow_blank=True) if head.plain or rest else []
         self._plain_from = len(lines) if rest else None
+        self._asked = False
         lines.extend(Content(line) for line in rest)
         self._lines = lines
         width = max((line.cell_length for line in lines), default=0)
@@ -172,8 +178,8 @@ class Preview(ScrollView, can_focus=True):
     def _want_whole(self) -> None:
         plain_from = self._plain_from
         near = self.scroll_y + self.size.height + HEAD_MARGIN // 2
-        if plain_from is not None and near > plain_from:
-            self._plain_from = None  # asked once; the whole file replaces these lines
+        if plain_from is not None and not self._asked and near > plain_from:
+            self._asked = True  # once: the whole file replaces these lines
             self.post_message(self.WholeWanted())
 
     def render_line(self, y: int) -> Strip:

@@ -24,6 +24,7 @@ from ctxtui.commands import key_rows
 from ctxtui.screens import ranking as ranking_module
 from ctxtui.state import RepoState, StateStore
 from ctxtui.widgets import file_list as file_list_module
+from ctxtui.widgets import preview as preview_module
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview
@@ -426,6 +427,64 @@ async def test_the_preview_scrolls_from_the_list_with_ctrl_d_and_ctrl_u(
         assert preview.scroll_y == preview.size.height // 2
         await pilot.press("ctrl+u")
         assert preview.scroll_y == 0
+
+
+async def test_the_preview_highlights_the_lines_in_view_first_and_the_rest_when_scrolled_near(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(preview_module, "HEAD_MARGIN", 4)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        set_question(app, "invoice line")
+        await settle(pilot, "invoice line")
+        screen = app.main_screen
+        preview = screen.query_one(Preview)
+        await pilot.press("tab", "f")  # billing/invoice.py, whole: ten screens long
+        await settle(pilot)
+        await wait_until(pilot, lambda: "invoice.py · full" in str(preview.border_title))
+        assert screen.packed is not None and app.workspace is not None
+        entry = next(e for e in screen.packed[1].entries if e.path == "billing/invoice.py")
+        expected = app.workspace.render_file(entry).expandtabs(4).rstrip("\n")
+        assert preview.shown_text == expected  # every line is on show from the start...
+        assert not preview.whole  # ...but only the head is highlighted
+        await pilot.press("ctrl+d")  # half a page down: the plain rest comes near
+        await wait_until(pilot, lambda: preview.whole)
+        assert preview.shown_text == expected
+        assert preview.scroll_y == preview.size.height // 2  # the view stayed where it was
+
+
+async def test_an_encoding_switch_counts_the_plan_and_the_rows_in_view_first(
+    long_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted: list[tuple[str, ...]] = []
+    recounted = Workspace.recounted
+
+    def watched_recount(self: Workspace, encoding: str, paths: Any, *args: Any) -> Workspace:
+        counted.append(tuple(paths))
+        return recounted(self, encoding, paths, *args)
+
+    monkeypatch.setattr(Workspace, "recounted", watched_recount)
+    app = app_factory(long_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        screen.budget = 1_000  # a plan of a few files
+        set_question(app, "session")
+        await settle(pilot, "session")
+        file_list = screen.query_one(FileList)
+        listed = file_list.shown_ranking.files if file_list.shown_ranking else ()
+        rows = file_list.scrollable_content_region.height // 2
+        assert len(listed) > rows + 10  # a list longer than the screen
+        assert screen.answer is not None
+        planned = {entry.path for entry in screen.answer.plan.entries}
+        await pilot.press("tab", "e")
+        await wait_until(pilot, lambda: bool(counted))
+        assert {f.path for f in listed[:rows]} <= set(counted[0])  # the rows on screen
+        assert planned <= set(counted[0])  # and the plan, for an exact meter
+        below = [f.path for f in listed[rows + 6 :] if f.path not in planned]
+        assert below and not set(below) & set(counted[0])  # not the files far below
+        await wait_until(pilot, lambda: app.workspace and app.workspace.encoding == "cl100k_base")
+        await settle(pilot)
+        assert not screen.query_one(BudgetMeter).totals_text.startswith("≈")
 
 
 class FakeClock:
