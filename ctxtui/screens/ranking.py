@@ -163,6 +163,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self.request_rank()
 
     def adopt_workspace(self, workspace: jobs.WorkspaceAPI, *, rerank: bool = True) -> None:
+        self._previews.clear()  # keyed by workspace: none would match, and each holds one
         self.query_one(BudgetMeter).encoding = workspace.encoding
         if not workspace.index.files:
             self.query_one(FileList).empty_text = "No files to index in this folder."
