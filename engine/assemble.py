@@ -100,6 +100,7 @@ def assemble(
     old_to_new = np.full(len(old.arrays["file_size"]) if old else 0, -1, dtype=np.int64)
     old_to_new[old_ids[kept]] = kept
     arrays: Arrays = {}
+    give_back_memory()  # the analyses as they arrived, before their renumbered copies
     languages = _file_columns(plan, old, arrays)
     give_back_memory()  # the records' bytes, joined into one blob
     parts, body_length = _term_rows(plan, old, old_to_new)
