@@ -9,8 +9,7 @@ names the benchmark run that chose it (shared/bench DEV split, `score.py`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -209,8 +208,11 @@ def rank(
     """
     text = without_template_lines(index, query)  # a pasted template is not the question
     analysis = analyse_query(index, text, weights.query_weights(), complete=complete)
-    work = partial(_ranked_files, index, analysis, session, weights, limit)
-    files = work() if complete else _typed(index, analysis, session, (weights, limit), work)
+    if complete:
+        scored = _scored(index, analysis, session, weights, limit)
+        files = _ranked_files(index, analysis, session, scored)
+    else:
+        files = _typed(index, analysis, session, (weights, limit))
     return Ranking(
         query=query,
         terms=tuple(t.word for t in analysis.terms),
@@ -222,6 +224,21 @@ def rank(
 RANKINGS_KEPT = 4
 """Answers kept per index for a keystroke that asks what a recent one asked."""
 _TYPED: ArrayMemo[tuple[RankedFile, ...]] = ArrayMemo(RANKINGS_KEPT)
+_TYPED_SCORES: ArrayMemo[_Scored] = ArrayMemo(RANKINGS_KEPT)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    """The order and scores of a question's files, before any reason is given."""
+
+    order: list[int]
+    """File ids, best first."""
+    scores: list[float]
+    """Final score of each file of `order`."""
+    per_term: dict[int, TermHits]
+    """Each question word's postings and contributions (for the word reasons)."""
+    top_hits: list[int]
+    """The best keyword hits that are neither pinned nor focus files, best first."""
 
 
 def _typed(
@@ -229,34 +246,46 @@ def _typed(
     analysis: QueryAnalysis,
     session: Session,
     tuning: tuple[RankWeights, int | None],
-    work: Callable[[], tuple[RankedFile, ...]],
 ) -> tuple[RankedFile, ...]:
     """The ranked files of a keystroke, from the last few keystrokes' when the question
     analyses the same. Typing often adds nothing the ranking reads (a space, a stop word, a
-    last letter too short to expand: 63 of the 160 keystrokes of `ctxtui bench`); those are
-    answered with the files (and any reasons worked out for them) of the same analysis. The
-    owner is an array every new index makes afresh (engine.assemble.open_index)."""
+    last letter too short to expand: 53 of the 160 keystrokes of `ctxtui bench`); those get
+    the very files (and any reasons worked out for them) of the same analysis. A last word
+    typed further that expands to the same index words (`configu`, `configur`) scores alike
+    but is shown as typed in the reasons: 27 more keystrokes get the order and scores, with
+    reasons of their own. The owner is an array every new index makes afresh
+    (engine.assemble.open_index)."""
+    weights, limit = tuning
     choices = (
         frozenset(session.pinned),
         tuple(session.focus),
         tuple(sorted(session.overrides.items())),
     )
     key = (analysis, choices, tuning)
+    unspelled = replace(analysis, terms=tuple(replace(t, shown="") for t in analysis.terms))
     try:
         hash(key)
     except TypeError:  # weights made with a list somewhere: answered, not kept
-        return work()
-    return _TYPED.get(index.git_age_days, key, work)
+        return _ranked_files(index, analysis, session, _scored(index, analysis, session, *tuning))
+
+    def score() -> _Scored:
+        return _scored(index, analysis, session, weights, limit)
+
+    def files() -> tuple[RankedFile, ...]:
+        scored = _TYPED_SCORES.get(index.git_age_days, (unspelled, choices, tuning), score)
+        return _ranked_files(index, analysis, session, scored)
+
+    return _TYPED.get(index.git_age_days, key, files)
 
 
-def _ranked_files(
+def _scored(
     index: Index,
     analysis: QueryAnalysis,
     session: Session,
     weights: RankWeights,
     limit: int | None,
-) -> tuple[RankedFile, ...]:
-    """The ranked files of `rank` for an analysed question."""
+) -> _Scored:
+    """Score and order the files for an analysed question (`rank` without the reasons)."""
     import numpy as np  # deliberate: numpy loads with the index
 
     keyword, per_term = keyword_scores(index, analysis, weights)
@@ -278,24 +307,38 @@ def _ranked_files(
         scores[turned_off] = 0.0
     chosen = _chosen_first(index, session, scores)
     order = _top(scores, chosen, limit or weights.limit).tolist()
+    pinned, focus = _chosen_ids(index, session)
+    top_hits = [i for i in order if keyword[i] > 0 and i not in pinned and i not in focus]
+    return _Scored(order, scores[order].tolist(), per_term, top_hits[: weights.graph_seeds])
+
+
+def _chosen_ids(index: Index, session: Session) -> tuple[set[int], set[int]]:
+    """File ids of the pinned files and of the focus files."""
     path_ids = index.path_ids
     pinned = {path_ids[p] for p in session.pinned if p in path_ids}
     focus = {path_ids[p] for p in session.focus if p in path_ids}
-    top_hits = [i for i in order if keyword[i] > 0 and i not in pinned and i not in focus]
+    return pinned, focus
+
+
+def _ranked_files(
+    index: Index, analysis: QueryAnalysis, session: Session, scored: _Scored
+) -> tuple[RankedFile, ...]:
+    """The ranked files, each with its reasons worked out when first read."""
+    pinned, focus = _chosen_ids(index, session)
     explained = Explanations(
-        index, order, analysis, per_term, top_hits[: weights.graph_seeds], (pinned, focus)
+        index, scored.order, analysis, scored.per_term, scored.top_hits, (pinned, focus)
     )
     return tuple(
         RankedFile(
             path=index.files[file_id].path,
             file_id=file_id,
-            score=float(scores[file_id]),
+            score=score,
             reasons=Deferred(partial(explained.reasons, file_id)),
             matched_declarations=Deferred(partial(explained.matched, file_id)),
             pinned=file_id in pinned,
             focused=file_id in focus,
         )
-        for file_id in order
+        for file_id, score in zip(scored.order, scored.scores, strict=True)
     )
 
 

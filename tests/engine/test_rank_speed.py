@@ -21,7 +21,7 @@ from index_support import index_repo
 from engine.explain import Explanations
 from engine.graph import personalised_pagerank
 from engine.memo import ArrayMemo
-from engine.model import Index, Intent, Session
+from engine.model import Index, Intent, ReasonKind, Session
 from engine.plan import plan
 from engine.rank import DEFAULT_WEIGHTS, git_vector, rank
 
@@ -220,6 +220,7 @@ def test_a_keystroke_that_asks_what_the_last_one_asked_gets_its_files(
     assert again.query == "cart total of the" and again.terms == first.terms
     assert again.files is first.files  # reasons worked out for one serve the other
     monkeypatch.setattr(rank_module, "_TYPED", ArrayMemo())  # nothing kept: worked out anew
+    monkeypatch.setattr(rank_module, "_TYPED_SCORES", ArrayMemo())
     anew = rank(carts, "cart total of the", complete=False)
     assert anew.files is not first.files
     assert [(f.path, f.score, tuple(f.reasons)) for f in anew.files] == [
@@ -235,3 +236,29 @@ def test_another_choice_or_a_complete_question_is_ranked_anew(carts: Index) -> N
     assert rank(carts, "cart total of", complete=False).files is typed.files
     asked = rank(carts, "cart total of the")  # the command line, the MCP server, an evaluation
     assert rank(carts, "cart total of the").files is not asked.files
+
+
+def test_a_last_word_typed_further_to_the_same_words_keeps_the_order_in_its_own_spelling(
+    carts: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scorings: list[object] = []
+    scored = rank_module._scored
+
+    def counted(*args: Any) -> Any:
+        scorings.append(args[1])
+        return scored(*args)
+
+    monkeypatch.setattr(rank_module, "_scored", counted)
+    short = rank(carts, "cart tot", complete=False)
+    longer = rank(carts, "cart tota", complete=False)
+    assert longer.terms == short.terms and len(scorings) == 1  # scored once
+    assert longer.files is not short.files
+    assert [(f.path, f.score) for f in longer.files] == [(f.path, f.score) for f in short.files]
+    words = {r.detail for f in longer.files for r in f.reasons if r.kind is ReasonKind.WORD}
+    assert "tota" in words and "tot" not in words
+    monkeypatch.setattr(rank_module, "_TYPED", ArrayMemo())
+    monkeypatch.setattr(rank_module, "_TYPED_SCORES", ArrayMemo())
+    anew = rank(carts, "cart tota", complete=False)
+    assert [(f.path, f.score, tuple(f.reasons)) for f in anew.files] == [
+        (f.path, f.score, tuple(f.reasons)) for f in longer.files
+    ]
