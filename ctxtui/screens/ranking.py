@@ -317,8 +317,15 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self.query_one(FileList).list_all()
         self.request_preview()
         # after an encoding switch: the files not on show, once a second `e` is unlikely
-        self.set_timer(FULL_COUNT_PAUSE, self.count_everything_now)
+        self.set_timer(FULL_COUNT_PAUSE, partial(self._count_everything_after, generation))
         self.maybe_refresh()  # the typing has paused: a good moment to look at the disk
+
+    def _count_everything_after(self, generation: int) -> None:
+        """Start the full count only while this pack is still the one on show: a ranking
+        since (typing, a re-index) has its own pack, whose pause starts the count instead
+        (the count stays due), so it never takes the cores from a meter not yet exact."""
+        if generation == self._generation and self.packed and self.packed[0] == generation:
+            self.count_everything_now()
 
     def _warn_about(self, plan: Plan) -> None:
         """Notify once when the user's own choices go over budget, and on new planner notes."""
