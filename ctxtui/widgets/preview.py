@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.segment import Segment
 from textual.content import Content
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
+from ctxtui.widgets.repaint_only import RepaintOnly
 from engine.words import STOP_WORDS
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 HEAD_MARGIN = 60
 """Lines highlighted past the preview's height at first; the rest when the view nears them."""
@@ -94,7 +92,7 @@ def highlight(
     return content, rest
 
 
-class Preview(ScrollView, can_focus=True):
+class Preview(RepaintOnly, ScrollView, can_focus=True):
     """Shows one file's content at its level; the screen fills it from a worker."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"preview--match", "preview--note"}
@@ -109,7 +107,6 @@ class Preview(ScrollView, can_focus=True):
         """First line not highlighted yet (None: every line is)."""
         self._asked = False
         """The whole file was asked for (once a file)."""
-        self._sizing = False
 
     @property
     def match_style(self) -> Style:
@@ -144,29 +141,14 @@ class Preview(ScrollView, can_focus=True):
         lines.extend(Content(line) for line in rest)
         self._lines = lines
         width = max((line.cell_length for line in lines), default=0)
-        self._sizing = True
-        try:  # the pane's size never depends on its text: no layout of the screen
+        with self.content_changing():  # the pane's size never depends on its text
             self.virtual_size = Size(width, len(lines))
-        finally:
-            self._sizing = False
         self._scroll_update(self.virtual_size)  # a scrollbar that appears or goes lays out
         if not keep_place:
             self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
         self._want_whole()
 
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        """A new text sets a new virtual size, a layout reactive: each file shown laid out the
-        whole screen. The pane's size is set by CSS alone, so its text only repaints it."""
-        if layout and self._sizing and not self.styles.auto_dimensions:
-            layout = False
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

@@ -9,13 +9,14 @@ when the list has focus.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import ClassVar, Literal
 
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region
 from textual.reactive import var
 from textual.widgets import Input
+
+from ctxtui.widgets.repaint_only import RepaintOnly
 
 UNDO_LIMIT = 200
 """Edits ctrl+z can take back."""
@@ -40,7 +41,7 @@ def edit_kind(old: str, new: str) -> EditKind:
     return "other"
 
 
-class QueryBar(Input):
+class QueryBar(RepaintOnly, Input):
     """Where the question is typed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -73,7 +74,6 @@ class QueryBar(Input):
         self._quiet = False
         self._recall = -1
         self._draft = ""
-        self._text_changing = False
         super().__init__(
             value=value,
             placeholder="Ask about the code: where is the session refreshed?",
@@ -82,27 +82,11 @@ class QueryBar(Input):
         )
 
     def _watch_value(self, value: str) -> None:
-        """Input's own watcher, without the layout of the whole screen it asks for."""
-        self._text_changing = True
-        try:
+        """Input's own watcher, without the layout of the whole screen it asks for: Input
+        answers every key with a new virtual width, and the bar scrolls its text itself."""
+        with self.content_changing():
             super()._watch_value(value)
-        finally:
-            self._text_changing = False
 
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        """Input answers every key with a new virtual width (a layout reactive), so each key
-        laid out and repainted the whole screen: more than a keystroke's ranking costs (issue
-        7). The bar's size never depends on its text (CSS: 100% wide, 3 high) and it scrolls
-        its text itself from that virtual width, so a text change only repaints the bar."""
-        if layout and self._text_changing and not self.styles.auto_dimensions:
-            layout = False
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     @property
     def recalling(self) -> bool:

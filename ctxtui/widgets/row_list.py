@@ -12,20 +12,17 @@ same. Textual is pinned to an exact release, so the two private hooks overridden
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from rich.style import Style as RichStyle
 from textual.content import Content
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.strip import Strip
 from textual.style import Style
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ctxtui.widgets.ranked_row import RowKey, row_content, row_parts, row_strips
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
+from ctxtui.widgets.repaint_only import RepaintOnly
 
 
 class RowOption(Option):
@@ -55,13 +52,12 @@ class RowOption(Option):
         return row_strips(row_parts(self.row, self.id or ""), width, base, self._style, looks)
 
 
-class RowList(OptionList):
+class RowList(RepaintOnly, OptionList):
     """An OptionList whose RowOption rows are drawn fast; other options as OptionList does."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._looks: dict[Style, dict[str, RichStyle]] = {}
-        self._sizing = False
 
     def forget_looks(self) -> None:
         """Drop the parts' terminal styles kept per base style (read anew when drawn)."""
@@ -69,12 +65,10 @@ class RowList(OptionList):
 
     def _update_lines(self) -> None:
         """OptionList's line table, without measuring rows: each is RowOption.LINES high.
-        (Textual is pinned to an exact release, so this private hook is stable.)"""
-        self._sizing = True
-        try:
+        (Textual is pinned to an exact release, so this private hook is stable.) A new row
+        count only repaints the list: its size never depends on its rows (RepaintOnly)."""
+        with self.content_changing():
             self._count_lines()
-        finally:
-            self._sizing = False
 
     def _count_lines(self) -> None:
         cache = self._line_cache
@@ -98,20 +92,6 @@ class RowList(OptionList):
             self.virtual_size = virtual_size
             self._scroll_update(virtual_size)
 
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        """A new row count sets a new virtual height, a layout reactive: each ranking laid out
-        the whole screen (28 layouts in 160 keys, tens of ms each). The list's size never
-        depends on its rows (CSS: 1fr wide, 100% high); its scrollbars follow the virtual
-        height themselves (and lay out when one appears or goes), so the rows only repaint."""
-        if layout and self._sizing and not self.styles.auto_dimensions:
-            layout = False
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
         """A row's strips, drawn from its parts (see RowOption), cached like OptionList's."""

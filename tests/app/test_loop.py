@@ -39,6 +39,19 @@ from engine.rank import rank
 AppFactory = Callable[..., CtxtuiApp]
 
 
+def count_layouts(app: CtxtuiApp) -> list[bool]:
+    """From now on, note each layout of the main screen in the returned list."""
+    layouts: list[bool] = []
+    refresh_layout = app.main_screen._refresh_layout
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        layouts.append(True)
+        return refresh_layout(*args, **kwargs)
+
+    app.main_screen._refresh_layout = counting  # type: ignore[method-assign]
+    return layouts
+
+
 def session_module(number: int) -> str:
     """A module that mentions sessions more the lower its number, so the ranking is long."""
     lines = [f'"""Session helper {number}."""\n']
@@ -205,14 +218,7 @@ async def test_a_question_longer_than_the_bar_scrolls_to_the_cursor_without_a_la
         query_bar = app.main_screen.query_one(QueryBar)
         await pilot.press(*"session")
         await settle(pilot, "session")
-        layouts: list[bool] = []
-        refresh_layout = app.main_screen._refresh_layout
-
-        def counting(*args: Any, **kwargs: Any) -> Any:
-            layouts.append(True)
-            return refresh_layout(*args, **kwargs)
-
-        app.main_screen._refresh_layout = counting  # type: ignore[method-assign]
+        layouts = count_layouts(app)
         tail = " refresh token expiry and the time to live of every user session"
         await pilot.press(*tail)
         await settle(pilot, "session" + tail)
@@ -519,3 +525,38 @@ async def test_the_typing_pause_counts_from_the_key_so_a_slow_ranking_is_packed_
         # Counted from the ranking, the pause would hold the pack back for 30 s more.
         await wait_until(pilot, lambda: screen.packed is not None and screen.packed[1].query == "x")
         assert not screen.query_one(BudgetMeter).totals_text.startswith("≈")
+
+
+async def test_a_new_preview_text_repaints_the_pane_without_a_layout_of_the_screen(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.content import Content
+    from textual.widget import Widget
+
+    app = app_factory(small_repo)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        preview = app.main_screen.query_one(Preview)
+        await wait_until(pilot, lambda: bool(preview.shown_text))  # the app's own preview
+        await pilot.pause(0.3)
+        preview.show(Content("short line\n" * 80))
+        await pilot.pause()
+        assert preview.shown_text.startswith("short line")
+        asked: list[dict[str, Any]] = []
+        refresh = Widget.refresh
+
+        def spying(self: Widget, *regions: Any, **kwargs: Any) -> Any:
+            if self is preview and kwargs.get("layout"):
+                asked.append(kwargs)
+            return refresh(self, *regions, **kwargs)
+
+        monkeypatch.setattr(Widget, "refresh", spying)
+        # Other lengths and widths (narrower than the pane: no scrollbar comes or goes).
+        preview.show(Content("next file\n" * 300))
+        await pilot.pause()
+        preview.show(Content("\n".join(["x"] * 120)))
+        await pilot.pause()
+        assert preview.virtual_size.height == 120
+        assert preview.shown_text.startswith("x\nx")
+        assert asked == []  # the preview asked for no layout of the screen
