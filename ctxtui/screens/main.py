@@ -38,8 +38,25 @@ class MainScreen(ChoicesScreen):
     """Ask, rank, choose levels and pins, watch the budget, copy."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "focus_list", "Files", tooltip="Go to the ranked files", id="focus-list"),
-        Binding("tab", "focus_query", "Ask", tooltip="Back to the question", id="focus-query"),
+        # Priority: handled as the key arrives, before the keys queued behind it go to the
+        # widget that has focus now (`tab o` must set a level, not type an "o"); check_action
+        # lets each through only where it applies, so a `/` in the question is typed.
+        Binding(
+            "tab",
+            "focus_list",
+            "Files",
+            tooltip="Go to the ranked files",
+            id="focus-list",
+            priority=True,
+        ),
+        Binding(
+            "tab",
+            "focus_query",
+            "Ask",
+            tooltip="Back to the question",
+            id="focus-query",
+            priority=True,
+        ),
         Binding("down", "move_cursor(1)", "Down the list", show=False, id="list-down"),
         Binding(
             "up",
@@ -56,6 +73,7 @@ class MainScreen(ChoicesScreen):
             show=False,
             tooltip="Back to the question",
             id="focus-query",
+            priority=True,
         ),
         Binding(
             "ctrl+r",
@@ -113,13 +131,14 @@ class MainScreen(ChoicesScreen):
     # ------------------------------------------------------------------ focus and questions
 
     def action_focus_list(self) -> None:
-        """From the question to the list (the question joins the history)."""
+        """From the question to the list (the question joins the history). Focus moves now,
+        not on the next idle as `Widget.focus` would: the next key is already on its way."""
         self.remember_question()
-        self.query_one(FileList).focus()
+        self.set_focus(self.query_one(FileList))
 
     def action_focus_query(self) -> None:
-        """Back to the question, cursor at its end."""
-        self.query_one(QueryBar).focus()
+        """Back to the question, cursor at its end (at once, as `action_focus_list`)."""
+        self.set_focus(self.query_one(QueryBar))
 
     @on(QueryBar.Submitted, "#query-bar")
     def submit_question(self, event: QueryBar.Submitted) -> None:

@@ -560,3 +560,28 @@ async def test_a_new_preview_text_repaints_the_pane_without_a_layout_of_the_scre
         assert preview.virtual_size.height == 120
         assert preview.shown_text.startswith("x\nx")
         assert asked == []  # the preview asked for no layout of the screen
+
+
+async def test_a_key_sent_right_after_tab_is_the_lists_and_after_escape_the_questions(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        screen = app.main_screen
+        top = screen.query_one(FileList).highlighted_path
+        # In one breath, as a fast typist's terminal sends them: the second key is queued
+        # before the first is handled (Pilot.press would wait between the two).
+        app.post_message(events.Key("tab", None))
+        app.post_message(events.Key("o", "o"))
+        await pilot.pause()
+        assert screen.query_one(QueryBar).value == "session"  # no "o" added to the question
+        assert screen.overrides.get(top) is Level.OUTLINE  # the list took it
+        app.post_message(events.Key("escape", None))
+        app.post_message(events.Key("s", "s"))
+        await pilot.pause()
+        assert screen.query_one(QueryBar).value == "sessions"
+        app.post_message(events.Key("slash", "/"))  # in the question, a slash is typed
+        await pilot.pause()
+        assert screen.query_one(QueryBar).value == "sessions/"
