@@ -324,6 +324,11 @@ class Session:
     overrides: Mapping[str, Level] = field(default_factory=dict)
     """Per-file level chosen by the user; OFF removes a file from the pack."""
 
+    @property
+    def key(self) -> tuple[frozenset[str], tuple[str, ...], tuple[tuple[str, Level], ...]]:
+        """These choices as one hashable value, to key work kept for the same choices."""
+        return frozenset(self.pinned), tuple(self.focus), tuple(sorted(self.overrides.items()))
+
 
 @dataclass(frozen=True, slots=True)
 class Reason:

@@ -256,11 +256,7 @@ def _typed(
     reasons of their own. The owner is an array every new index makes afresh
     (engine.assemble.open_index)."""
     weights, limit = tuning
-    choices = (
-        frozenset(session.pinned),
-        tuple(session.focus),
-        tuple(sorted(session.overrides.items())),
-    )
+    choices = session.key
     key = (analysis, choices, tuning)
     unspelled = replace(analysis, terms=tuple(replace(t, shown="") for t in analysis.terms))
     try:

@@ -338,13 +338,7 @@ class Workspace:
             section = ChangesSection(changes.base, changes.files, "", changes_tokens, 0, 0)
         reserved = section_tokens(instructions, section)
         index = self.index
-        choices = (
-            budget,
-            reserved,
-            frozenset(session.pinned),
-            tuple(session.focus),
-            tuple(sorted(session.overrides.items())),
-        )
+        choices = (budget, reserved, session.key)
         last = self._last_plan
         same = last is not None and last[0] is ranking.files and last[1] is index
         if last is not None and same and last[2] == choices:
