@@ -121,8 +121,9 @@ def build_index(
     cache_path = store.cache_file(cache_dir, encoding) if cache_dir is not None else None
     # the cache is mapped while the tree is scanned; "load cache" is what is left to wait
     loading = store.Loading(cache_path, root_str, encoding) if cache_path is not None else None
+    memo_file = _memo_file(cache_dir)
     with timer.stage("scan"):
-        scanned = scan(root_path, options, on_progress)
+        scanned = scan(root_path, options, on_progress, memo_file)
     with timer.stage("load cache"):
         if loading is not None:
             try:
@@ -221,15 +222,20 @@ def _save_or_say(path: Path, notice: str, stored: store.Stored) -> tuple[str, st
         return f"{exc}; continuing without a cache", stored
 
 
-def has_changed(index: Index, options: ScanOptions = ScanOptions()) -> bool:
+def has_changed(
+    index: Index, options: ScanOptions = ScanOptions(), cache_dir: Path | None = None
+) -> bool:
     """Cheap check (one scan, no reads) whether files were added, removed or touched.
+
+    With the repository's `cache_dir`, the scan trusts git for the tracked files it finds
+    unchanged (engine.scan_memo).
 
     Files the index left out for their content (binary, minified) are listed by the scan
     but not indexed; they count as unchanged here, or every check would re-index.
     """
     from engine.scan import scan  # deliberate: see build_index
 
-    scanned = scan(index.root, options)
+    scanned = scan(index.root, options, memo_file=_memo_file(cache_dir))
     left_out = {s.path for s in index.skipped}
     current = [s for s in scanned.files if s.path not in left_out or s.path in index.path_ids]
     if len(current) != len(index.files):
@@ -256,7 +262,7 @@ def refresh_index(
     tokenizer: TokenizerSource = None,
 ) -> tuple[Index, IndexReport] | None:
     """Re-index a folder if anything changed on disk since `index` was built; else None."""
-    if not has_changed(index, options):
+    if not has_changed(index, options, cache_dir):
         return None
     return build_index(
         index.root,
@@ -266,6 +272,12 @@ def refresh_index(
         workers=1,
         tokenizer=tokenizer,
     )
+
+
+def _memo_file(cache_dir: Path | None) -> Path | None:
+    from engine.scan_memo import MEMO_FILE  # deliberate: it loads with the scan
+
+    return cache_dir / MEMO_FILE if cache_dir is not None else None
 
 
 def _stored_paths(stored: store.Stored | None) -> list[str]:

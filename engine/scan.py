@@ -1,6 +1,6 @@
 """List the files of a folder worth indexing, and say why every other file was left out.
 
-Inside a git work tree one `git ls-files -co --exclude-standard` call gives the list, so
+Inside a git work tree `git ls-files` (tracked, then others not ignored) gives the list, so
 `.gitignore` files, negation and `.git/info/exclude` behave exactly as git; elsewhere (or when
 git fails) an `os.scandir` walk applies `.gitignore` files with `engine.ignore`. Both paths
 then apply the same rules: `.ctxtuiignore` and `--exclude` globs, dependency and build
@@ -9,8 +9,10 @@ ignored by the `.gitignore` of a tree without `.git`, is source and stays), lock
 generated and binary names, the size limit, and symbolic links, which are never followed out
 of the root. The scan only stats: reading and sniffing contents
 (`sniff_content`, `is_generated`) is the indexer's job, done while it reads each file anyway.
-The rules themselves (name tables, content sniffs) live in engine.skip_rules. The module
-stays whole past 400 lines: the git listing and the walk share every rule of `_Collector`.
+The rules themselves (name tables, content sniffs) live in engine.skip_rules; the verdicts
+kept between scans of a git work tree (trusting git for the files it finds unchanged) in
+engine.scan_memo. The module stays whole past 400 lines: the git listing, the memo's
+verdicts and the walk share every rule of `_Collector`.
 """
 
 from __future__ import annotations
@@ -18,14 +20,24 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from engine.errors import ScanError
-from engine.gitcmd import finish_git, git_output, start_git
+from engine.gitcmd import filter_safety, finish_git, git_output, start_git
 from engine.ignore import IgnoreMatcher, IgnoreRule, parse_rules
 from engine.model import Progress, ScanOptions, ScanReport, SkippedFile, SkipReason, SourceFile
 from engine.parse.languages import language_for_path
+from engine.scan_memo import (
+    SURE_MODES,
+    ScanMemo,
+    index_identity,
+    load_memo,
+    make_memo,
+    rules_identity,
+    save_memo,
+)
 from engine.skip_rules import (
     IGNORE_FILE,
     PLAIN_TEXT_SHARE,
@@ -47,8 +59,13 @@ def scan(
     root: str | Path,
     options: ScanOptions = ScanOptions(),
     on_progress: ProgressCallback | None = None,
+    memo_file: Path | None = None,
 ) -> ScanReport:
     """List the files under `root` to index, and the ones left out with their reasons.
+
+    `memo_file` (in the repository's cache folder) keeps the verdicts on tracked files
+    between scans of a git work tree, so that the files git finds unchanged are not stat-ed
+    and judged again (engine.scan_memo); None judges every file.
 
     Raises:
         ScanError: `root` is missing, not a folder, or cannot be read.
@@ -56,7 +73,7 @@ def scan(
     root_abs = os.path.abspath(os.fspath(root))
     _check_root(root_abs)
     collector = _Collector(root_abs, options, on_progress)
-    listed = _scan_git(collector) if options.use_git else None
+    listed = _scan_git(collector, memo_file) if options.use_git else None
     if not listed:
         # Also taken when git lists nothing: the root may sit in a folder a parent repo ignores.
         collector = _Collector(root_abs, options, on_progress)
@@ -87,44 +104,113 @@ def _check_root(root: str) -> None:
         raise ScanError(f"cannot read folder: {root} ({error.strerror})") from None
 
 
-def _scan_git(collector: _Collector) -> list[str] | None:
+def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None:
     """Judge what git would index under the root; return it (relative paths), or None
     outside git (then nothing was judged).
 
-    `git ls-files -co` walks the whole tree for untracked files (0.15 s on 16,000 files);
-    while it runs, the tracked files (`-c`: the index alone, milliseconds) are judged, so the
-    walk and the judging overlap on two cores. The untracked ones are judged after. Judging
-    the tracked files early gives the same verdicts unless an untracked nested
-    `.ctxtuiignore` turns up (or git disagrees with itself): then all are judged again.
-    Through engine.gitcmd: a repository's `core.fsmonitor` would otherwise run on ls-files.
+    `git ls-files -o` walks the whole tree for untracked files (0.15 s on 16,000 files) and
+    `git diff-files` stats every tracked file against the git index, both in the background.
+    Meanwhile the tracked files are judged: from the memo of an earlier scan (engine.scan_memo)
+    while the git index and the rules are those it was made with, then again for the ones git
+    finds changed; else all of them, listed by `git ls-files -s` (the index alone). The
+    untracked ones are judged after. Judging the tracked files early gives the same verdicts
+    unless an untracked nested `.ctxtuiignore` turns up: then all are judged again. Through
+    engine.gitcmd: a repository's `core.fsmonitor` would otherwise run on ls-files.
     """
     root = collector.root
-    walking = start_git(root, "ls-files", "-co", "--exclude-standard", "-z")
+    walking = start_git(root, "ls-files", "-o", "--exclude-standard", "-z")
     if walking is None:
         return None
+    checking: subprocess.Popen[bytes] | None = None
     try:
-        tracked = _paths(git_output(root, "ls-files", "-c", "-z"))
-        if tracked:
-            collector.judge_listed(tracked, collector.read_listed_ignore_files(tracked))
-        listed = _paths(finish_git(walking))
+        git_index = index_identity(root) if memo_file is not None else None
+        if git_index is not None:
+            checking = start_git(root, *filter_safety(root), *STAT_CHECK)
+        memo = load_memo(memo_file, root, git_index) if memo_file and git_index else None
+        if memo is not None and collector.recall(memo):
+            tracked, odd = list(memo.tracked), memo.unsure
+        else:
+            memo = None
+            tracked, odd = _tracked(git_output(root, "ls-files", "-s", "-v", "-z"))
+            if tracked:
+                collector.judge_listed(tracked, collector.read_listed_ignore_files(tracked))
+        untracked = _paths(finish_git(walking))
+        dirty = _paths(finish_git(checking)) if checking is not None else None
     finally:
-        if walking.poll() is None:  # judging failed: leave no git behind
-            walking.kill()
-            walking.wait()
+        for process in (walking, checking):
+            if process is not None and process.poll() is None:  # judging failed: no git left
+                process.kill()
+                process.wait()
+    if untracked is None or tracked is None:
+        return None
+    known = set(tracked)
+    others = [p for p in untracked if p not in known]
+    listed = tracked + others
     if not listed:
         return listed
-    known = set(tracked or ())
-    others = [p for p in listed if p not in known]
-    alike = len(listed) - len(others) == len(known) and not any(
-        p.endswith("/" + IGNORE_FILE) for p in others
-    )
-    if tracked and alike:
-        collector.judge_listed(others, collector.ctxtui)
-    else:
+    if any(p.endswith("/" + IGNORE_FILE) for p in others) or (memo and dirty is None):
         collector.reset()
         collector.judge_listed(listed, collector.read_listed_ignore_files(listed))
+    elif memo is not None and dirty is not None:
+        changed = [p for p in dirty if p not in odd]
+        collector.forget(changed)
+        collector.judge_listed([*odd, *changed, *others], collector.ctxtui)
+    else:
+        collector.judge_listed(others, collector.ctxtui)
+        if git_index is not None and dirty is not None:
+            assert memo_file is not None
+            _remember(collector, memo_file, git_index, tracked, frozenset(odd) | frozenset(dirty))
     collector.finish_progress(len(listed))
     return listed
+
+
+STAT_CHECK = (
+    "-c",
+    "core.checkStat=default",
+    "-c",
+    "core.trustctime=true",
+    "diff-files",
+    "--name-only",
+    "--relative",
+    "-z",
+)
+"""The tracked files whose stat differs from the git index, with git's full stat check
+whatever the repository's config says (size, mtime, ctime, inode, owner, mode)."""
+
+
+def _tracked(listed: bytes | None) -> tuple[list[str] | None, set[str]]:
+    """The paths of `git ls-files -s -v -z` output (None for a failed command), and those
+    the memo cannot vouch for: links, submodules, unmerged, assume-unchanged or skip-worktree
+    entries (tag other than "H")."""
+    if listed is None:
+        return None, set()
+    paths: dict[str, None] = {}
+    odd: set[str] = set()
+    for entry in listed.split(b"\0"):
+        meta, _, raw = entry.partition(b"\t")
+        if not raw:
+            continue
+        path = os.fsdecode(raw)
+        paths[path] = None  # unmerged paths appear once per stage
+        if meta[:2] != b"H " or meta[2:8] not in SURE_MODES or not meta.endswith(b" 0"):
+            odd.add(path)
+    return list(paths), odd
+
+
+def _remember(
+    collector: _Collector,
+    memo_file: Path,
+    git_index: str,
+    tracked: list[str],
+    unsure: frozenset[str],
+) -> None:
+    """Save the verdicts on the tracked files for the next scan (engine.scan_memo)."""
+    verdicts: dict[str, SourceFile | SkippedFile] = {s.path: s for s in collector.skipped}
+    verdicts.update((f.path, f) for f in collector.files)
+    rules = rules_identity(collector.options, collector.ignore_texts)
+    ignore_files = tuple(path for path, _ in collector.ignore_texts)
+    memo = make_memo(collector.root, git_index, rules, ignore_files, tracked, unsure, verdicts)
+    save_memo(memo_file, memo)
 
 
 def _paths(listed: bytes | None) -> list[str] | None:
@@ -168,6 +254,8 @@ class _Collector:
         """The `.ctxtuiignore` rules of a git listing (the walk keeps one matcher a folder)."""
         self.folder_verdicts: dict[str, bool] = {}
         """Listed folder -> whether its files are left out (computed once a folder)."""
+        self.ignore_texts: list[tuple[str, str]] = []
+        """The `.ctxtuiignore` files read for a git listing (path, text): part of the rules."""
         self._option_problems = len(self.problems)
 
     def reset(self) -> None:
@@ -333,6 +421,30 @@ class _Collector:
         found = git_output(self.root, "ls-files", "-c", "-z", "--", f":(literal){folder}/")
         return bool(found)
 
+    def recall(self, memo: ScanMemo) -> bool:
+        """Take the memo's verdicts on the tracked files it is sure of, if the rules are the
+        memo's (else judge nothing and return False)."""
+        ctxtui = self.read_ignore_files(memo.ignore_files)
+        if rules_identity(self.options, self.ignore_texts) != memo.rules:
+            self.reset()
+            return False
+        self.ctxtui = ctxtui
+        files, skipped, nothing = memo.recall()
+        self.files.extend(files)
+        self.skipped.extend(skipped)
+        for rel in nothing:  # its folder is left out: the folder's record is made once
+            self.folder_skipped(rel.rpartition("/")[0])
+        self.seen += len(memo.tracked) - len(memo.unsure)
+        return True
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop the verdicts on `paths`, to judge them again."""
+        gone = set(paths)
+        if gone:
+            self.files = [f for f in self.files if f.path not in gone]
+            self.skipped = [s for s in self.skipped if s.path not in gone]
+            self.seen -= len(gone)
+
     def read_listed_ignore_files(self, listed: Iterable[str]) -> IgnoreMatcher:
         """Compile the `.ctxtuiignore` files among the listed paths, shallowest first.
 
@@ -341,11 +453,17 @@ class _Collector:
         """
         found = {p for p in listed if p.endswith("/" + IGNORE_FILE)}
         found.add(IGNORE_FILE)
+        return self.read_ignore_files(found)
+
+    def read_ignore_files(self, found: Iterable[str]) -> IgnoreMatcher:
+        """Compile the given `.ctxtuiignore` files, shallowest first, noting their texts."""
         ordered = sorted(found, key=lambda p: (p.count("/"), p))
         matcher = IgnoreMatcher()
+        self.ignore_texts = []
         for rel in ordered:
             base = rel.rpartition("/")[0]
             text = _read_text(os.path.join(self.root, rel))
+            self.ignore_texts.append((rel, text))
             if text:
                 matcher = matcher.extended(self.rules_of(text, base, rel))
         return matcher

@@ -1,0 +1,235 @@
+"""Remember the scan's verdict on every tracked file, so the next scan can trust git for them.
+
+A warm scan used to lstat and judge every listed file in Python (0.6 s on 16,000 files, 4 s
+on 88,000). Git already knows which tracked files changed: `git diff-files` compares each one
+with the stat data of the git index, in C, on every core. So a scan saves what it decided for
+each tracked file beside the identity of the git index it saw (its size, inode, mtime and
+checksum, which cover every entry's stat data and blob id). While the git index is the same
+and the rules are the same (options and `.ctxtuiignore` texts), a tracked file git finds
+stat-clean has the very stat it had then, so its verdict stands; the others (stat-dirty,
+untracked, links, submodules, unmerged or flagged entries) are judged again. The memo is one
+JSON file in the repository's cache folder, written atomically; one that cannot be read is
+ignored (the scan then judges everything, as before).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.gitcmd import git_output
+from engine.model import ScanOptions, SkippedFile, SkipReason, SourceFile
+
+MEMO_FILE = "scan-memo.json"
+"""The memo's name inside a repository's cache folder (one for every encoding)."""
+VERSION = 1
+"""Bump when the memo's layout or the meaning of a verdict changes."""
+SURE_MODES = (b"100644", b"100755")
+"""Git modes of plain files: a link (120000) or a submodule (160000) is always judged again,
+since what it points at can change while its own entry stays clean."""
+
+_KEPT, _SKIPPED, _NOTHING = 1, 2, 0
+
+
+def index_identity(root: str) -> str | None:
+    """The identity of the git index of the repository at `root`: its size, inode, mtime and
+    trailing checksum (git renames a new index into place, so any change shows). None when it
+    cannot be read (no git, no index yet)."""
+    found = git_output(root, "rev-parse", "--git-path", "index")
+    if not found:
+        return None
+    path = os.path.join(root, os.fsdecode(found.strip()))
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            if st.st_size < 32:
+                return None
+            handle.seek(-20, os.SEEK_END)
+            tail = handle.read(20)
+            if not tail.strip(b"\0"):  # index.skipHash: no checksum, hash the whole file
+                handle.seek(0)
+                tail = hashlib.sha1(handle.read()).digest()
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{tail.hex()}"
+
+
+def rules_identity(options: ScanOptions, ignore_texts: Sequence[tuple[str, str]]) -> str:
+    """A digest of everything besides a file's own stat that decides its verdict: the scan
+    options and each `.ctxtuiignore` (path and text)."""
+    digest = hashlib.sha1(repr(options).encode("utf-8", "surrogateescape"))
+    for path, text in ignore_texts:
+        digest.update(b"\0" + path.encode("utf-8", "surrogateescape"))
+        digest.update(b"\0" + text.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ScanMemo:
+    """The verdicts of one scan on the tracked files, and the state they hold for."""
+
+    root: str
+    """Absolute path of the scanned folder."""
+    git_index: str
+    """`index_identity` when the scan started."""
+    rules: str
+    """`rules_identity` of the scan."""
+    ignore_files: tuple[str, ...]
+    """The `.ctxtuiignore` files whose texts `rules` covers."""
+    tracked: tuple[str, ...]
+    """The tracked paths, as git listed them."""
+    unsure: frozenset[str]
+    """Tracked paths judged again every time: stat-dirty when saved, or not plain files."""
+    kinds: list[int]
+    """Per tracked path: 1 kept, 2 left out, 0 nothing."""
+    numbers: list[int]
+    """Per tracked path: the size (kept) or 0."""
+    mtimes: list[int]
+    """Per tracked path: the mtime in nanoseconds (kept) or 0."""
+    labels: list[int]
+    """Per tracked path: an index into `texts`: the language (kept), the reason and the
+    detail (left out, two entries from there)."""
+    texts: list[str]
+    """The strings `labels` points into."""
+
+    def recall(self) -> tuple[list[SourceFile], list[SkippedFile], list[str]]:
+        """The verdicts on the tracked files but the unsure ones: the files kept, the files
+        left out, and the paths left out with their folder."""
+        kept: list[SourceFile] = []
+        skipped: list[SkippedFile] = []
+        nothing: list[str] = []
+        texts, unsure = self.texts, self.unsure
+        reasons: dict[int, SkipReason] = {}
+        columns = zip(self.tracked, self.kinds, self.numbers, self.mtimes, self.labels)
+        for path, kind, size, mtime, label in columns:
+            if path in unsure:
+                continue
+            if kind == _KEPT:
+                kept.append(SourceFile(path, size, mtime, texts[label]))
+            elif kind == _SKIPPED:
+                reason = reasons.get(label)
+                if reason is None:
+                    reason = reasons[label] = SkipReason(texts[label])
+                skipped.append(SkippedFile(path, reason, texts[label + 1]))
+            else:
+                nothing.append(path)
+        return kept, skipped, nothing
+
+
+def make_memo(
+    root: str,
+    git_index: str,
+    rules: str,
+    ignore_files: tuple[str, ...],
+    tracked: Sequence[str],
+    unsure: frozenset[str],
+    verdicts: dict[str, SourceFile | SkippedFile],
+) -> ScanMemo:
+    """Gather the verdicts on `tracked` (those missing from `verdicts` were nothing)."""
+    kinds: list[int] = []
+    numbers: list[int] = []
+    mtimes: list[int] = []
+    labels: list[int] = []
+    texts: list[str] = []
+    codes: dict[tuple[str, ...], int] = {}
+    for path in tracked:
+        found = verdicts.get(path)
+        if isinstance(found, SourceFile):
+            key: tuple[str, ...] = (found.language,)
+            kinds.append(_KEPT)
+            numbers.append(found.size)
+            mtimes.append(found.mtime_ns)
+        elif isinstance(found, SkippedFile):
+            key = (found.reason.value, found.detail)
+            kinds.append(_SKIPPED)
+            numbers.append(0)
+            mtimes.append(0)
+        else:
+            kinds.append(_NOTHING)
+            numbers.append(0)
+            mtimes.append(0)
+            labels.append(0)
+            continue
+        code = codes.get(key)
+        if code is None:
+            code = codes[key] = len(texts)
+            texts.extend(key)
+        labels.append(code)
+    return ScanMemo(
+        root,
+        git_index,
+        rules,
+        ignore_files,
+        tuple(tracked),
+        unsure,
+        kinds,
+        numbers,
+        mtimes,
+        labels,
+        texts,
+    )
+
+
+def load_memo(path: Path, root: str, git_index: str) -> ScanMemo | None:
+    """The memo saved in `path` if it was made for `root` at this git index; else None."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            data = json.load(handle)
+        if (data["version"], data["root"], data["git_index"]) != (VERSION, root, git_index):
+            return None
+        tracked = tuple(data["tracked"].split("\0")) if data["tracked"] else ()
+        memo = ScanMemo(
+            root,
+            git_index,
+            str(data["rules"]),
+            tuple(data["ignore_files"]),
+            tracked,
+            frozenset(data["unsure"]),
+            data["kinds"],
+            data["numbers"],
+            data["mtimes"],
+            data["labels"],
+            data["texts"],
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # none yet, or unreadable: the scan judges everything
+    columns = (memo.kinds, memo.numbers, memo.mtimes, memo.labels)
+    if any(not isinstance(c, list) or len(c) != len(tracked) for c in columns):
+        return None
+    return memo
+
+
+def save_memo(path: Path, memo: ScanMemo) -> None:
+    """Write the memo atomically (temporary file, then rename); a folder that cannot be
+    written costs the next scan its speed, nothing else."""
+    data = {
+        "version": VERSION,
+        "root": memo.root,
+        "git_index": memo.git_index,
+        "rules": memo.rules,
+        "ignore_files": list(memo.ignore_files),
+        "tracked": "\0".join(memo.tracked),
+        "unsure": sorted(memo.unsure),
+        "kinds": memo.kinds,
+        "numbers": memo.numbers,
+        "mtimes": memo.mtimes,
+        "labels": memo.labels,
+        "texts": memo.texts,
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".scan-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
+                json.dump(data, out, separators=(",", ":"))
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass

@@ -1,0 +1,277 @@
+"""The scan's memo of tracked files: a warm scan trusts git for unchanged files, and still
+notices every edit, addition, deletion, rename, new ignore rule and broken git."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+
+from engine.indexer import build_index
+from engine.model import ScanOptions, SkipReason
+from engine.scan import scan
+from engine.scan_memo import MEMO_FILE
+
+TREE: dict[str, str | bytes] = {
+    ".gitignore": "*.log\n",
+    "app.py": "def main():\n    return 1\n",
+    "lib/util.py": "def helper():\n    return 2\n",
+    "lib/data.py": "VALUE = 3\n",
+    "docs/guide.md": "# Guide\n\nWords.\n",
+    "node_modules/dep/index.js": "module.exports = 1\n",
+    "package-lock.json": "{}\n",
+    ".env": "TOKEN=x\n",
+}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "r", TREE, git=True)
+
+
+def later(path: Path) -> None:
+    """Give a file an mtime two seconds on, as an edit a moment later would."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+
+
+def lstat_counter(monkeypatch: pytest.MonkeyPatch, root: Path) -> list[str]:
+    """Note every lstat of a path under `root` (the root's own, resolving it, is not noted)."""
+    seen: list[str] = []
+    real = os.lstat
+    inside = str(root) + os.sep
+
+    def counting(path: str | os.PathLike[str]) -> os.stat_result:
+        if os.fspath(path).startswith(inside):
+            seen.append(os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "lstat", counting)
+    return seen
+
+
+def assert_same_as_a_full_scan(
+    root: Path, memo: Path, options: ScanOptions = ScanOptions()
+) -> None:
+    remembered = scan(root, options, memo_file=memo)
+    full = scan(root, options)
+    assert remembered == full
+
+
+def test_a_second_scan_stats_no_unchanged_tracked_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    first = scan(root, memo_file=memo)
+    assert memo.is_file()
+    seen = lstat_counter(monkeypatch, root)
+    second = scan(root, memo_file=memo)
+    assert seen == []
+    assert second == first == scan(root)
+
+
+def edit_same_size(root: Path) -> None:
+    (root / "app.py").write_text("def mine():\n    return 1\n", encoding="utf-8")
+    later(root / "app.py")
+
+
+def edit_new_size(root: Path) -> None:
+    (root / "lib/util.py").write_text("def helper():\n    return 22222\n", encoding="utf-8")
+
+
+def add_untracked(root: Path) -> None:
+    (root / "lib/new.py").write_text("NEW = 1\n", encoding="utf-8")
+
+
+def delete_tracked(root: Path) -> None:
+    (root / "lib/data.py").unlink()
+
+
+def rename_by_hand(root: Path) -> None:
+    (root / "lib/data.py").rename(root / "lib/values.py")
+
+
+def rename_with_git(root: Path) -> None:
+    git(root, "mv", "lib/data.py", "lib/values.py")
+
+
+def stage_an_edit(root: Path) -> None:
+    (root / "app.py").write_text("def staged():\n    return 1\n", encoding="utf-8")
+    later(root / "app.py")
+    git(root, "add", "app.py")
+
+
+def commit_a_new_file(root: Path) -> None:
+    (root / "lib/more.py").write_text("MORE = 1\n", encoding="utf-8")
+    git(root, "add", "lib/more.py")
+    git(root, "commit", "-q", "-m", "more")
+
+
+def ignore_a_tracked_file_with_ctxtuiignore(root: Path) -> None:
+    (root / ".ctxtuiignore").write_text("lib/data.py\n", encoding="utf-8")
+
+
+def ignore_an_untracked_file_with_gitignore(root: Path) -> None:
+    (root / "notes.txt").write_text("x\n", encoding="utf-8")
+    scan(root, memo_file=root.parent / "cache" / MEMO_FILE)  # remembered while listed
+    (root / ".gitignore").write_text("*.log\nnotes.txt\n", encoding="utf-8")
+
+
+def grow_past_the_size_limit(root: Path) -> None:
+    (root / "lib/data.py").write_text("V = 1\n" * 400_000, encoding="utf-8")
+
+
+def replace_a_file_with_a_link(root: Path) -> None:
+    (root / "lib/data.py").unlink()
+    (root / "lib/data.py").symlink_to("../app.py")
+
+
+CHANGES: dict[str, Callable[[Path], None]] = {
+    "edited, same size": edit_same_size,
+    "edited, new size": edit_new_size,
+    "added, untracked": add_untracked,
+    "deleted": delete_tracked,
+    "renamed by hand": rename_by_hand,
+    "renamed with git": rename_with_git,
+    "edited and staged": stage_an_edit,
+    "added and committed": commit_a_new_file,
+    "newly ignored by .ctxtuiignore": ignore_a_tracked_file_with_ctxtuiignore,
+    "newly ignored by .gitignore": ignore_an_untracked_file_with_gitignore,
+    "grown too large": grow_past_the_size_limit,
+    "replaced by a link": replace_a_file_with_a_link,
+}
+
+
+@pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
+def test_every_change_is_noticed_as_a_full_scan_would(
+    tmp_path: Path, change: Callable[[Path], None]
+) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    before = scan(root, memo_file=memo)
+    change(root)
+    assert_same_as_a_full_scan(root, memo)
+    assert scan(root, memo_file=memo) != before
+    assert_same_as_a_full_scan(root, memo)  # and the memo it left holds too
+
+
+def test_a_file_added_in_a_left_out_folder_changes_nothing(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    before = scan(root, memo_file=memo)
+    (root / "node_modules/dep/more.js").write_text("x\n", encoding="utf-8")
+    (root / "vendor/lib.go").parent.mkdir()
+    (root / "vendor/lib.go").write_text("package lib\n", encoding="utf-8")
+    assert_same_as_a_full_scan(root, memo)
+    after = scan(root, memo_file=memo)
+    assert after.files == before.files
+    assert {s.path: s.reason for s in after.skipped}["vendor"] is SkipReason.DEPENDENCY_DIR
+
+
+def test_an_edit_the_memo_saw_is_judged_again_once_reverted(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    path = root / "lib/util.py"
+    original = path.read_bytes()
+    path.write_text("# edited, not committed\n", encoding="utf-8")
+    git(root, "add", "-A")  # a new git index: the memo is made again with this edit seen
+    git(root, "reset", "-q")
+    scan(root, memo_file=memo)
+    path.write_bytes(original)
+    later(path)
+    assert_same_as_a_full_scan(root, memo)
+
+
+def test_changed_options_do_not_use_the_memo_of_others(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    options = ScanOptions(max_bytes=10, exclude=("docs/",))
+    assert_same_as_a_full_scan(root, memo, options)
+    report = scan(root, options, memo_file=memo)
+    assert {s.path: s.reason for s in report.skipped}["docs"] is SkipReason.EXCLUDED
+
+
+def test_a_link_whose_target_changes_is_judged_again(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    (root / "link.py").symlink_to("app.py")
+    git(root, "add", "link.py")
+    git(root, "commit", "-q", "-m", "link")
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    (root / "app.py").write_text("def main():\n    return 'a longer body'\n", encoding="utf-8")
+    git(root, "add", "app.py")  # the link itself stays clean in git's eyes
+    git(root, "commit", "-q", "-m", "longer")
+    scan(root, memo_file=memo)
+    (root / "app.py").write_text("x\n", encoding="utf-8")
+    assert_same_as_a_full_scan(root, memo)
+
+
+@pytest.mark.parametrize("content", [b"", b"{not json", b'{"version": 1}', b"\xff\xfe"])
+def test_a_corrupt_memo_is_ignored_and_replaced(tmp_path: Path, content: bytes) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    memo.parent.mkdir()
+    memo.write_bytes(content)
+    assert_same_as_a_full_scan(root, memo)
+    assert memo.read_bytes() != content
+
+
+def test_a_corrupt_git_index_falls_back_to_the_walk(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    (root / ".git/index").write_bytes(b"DIRC garbage")
+    report = scan(root, memo_file=memo)
+    assert not report.is_git
+    assert report.files == scan(root, ScanOptions(use_git=False)).files
+
+
+def test_missing_git_falls_back_to_the_walk_with_a_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    report = scan(root, memo_file=memo)
+    assert not report.is_git
+    assert [f.path for f in report.files] == [
+        ".gitignore",
+        "app.py",
+        "docs/guide.md",
+        "lib/data.py",
+        "lib/util.py",
+    ]
+
+
+def test_a_sub_folder_root_keeps_its_own_paths(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root / "lib", memo_file=memo)
+    (root / "lib/util.py").write_text("changed = True\n", encoding="utf-8")
+    (root / "app.py").write_text("outside = True\n", encoding="utf-8")
+    assert_same_as_a_full_scan(root / "lib", memo)
+
+
+def test_build_index_keeps_the_memo_in_the_cache_folder_and_sees_edits(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    cache = tmp_path / "cache"
+    build_index(root, cache_dir=cache, workers=1)
+    assert (cache / MEMO_FILE).is_file()
+    (root / "lib/util.py").write_text("def renamed_helper():\n    return 2\n", encoding="utf-8")
+    index, report = build_index(root, cache_dir=cache, workers=1)
+    assert report.parsed == ("lib/util.py",)
+    names = [d.name for d in index.files[index.path_ids["lib/util.py"]].declarations]
+    assert names == ["renamed_helper"]
+
+
