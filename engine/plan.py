@@ -26,6 +26,7 @@ from engine.focus import MATCH_LINES, WHOLE_LINES
 from engine.levels import level_tokens
 from engine.memo import ArrayMemo
 from engine.model import Index, Level, Plan, PlanEntry, PlanLimits, RankedFile, Ranking, Session
+from engine.tables import declaration_spans
 
 FILE_OVERHEAD = 24
 """Tokens of a file's heading, level line and fences in a Markdown pack (measured: 14-22);
@@ -296,7 +297,7 @@ class _Costs:
         spent)."""
         if not c.kept:
             return 0
-        decls = self.index.files[c.ranked.file_id].declarations
+        decls = declaration_spans(self.index.files, c.ranked.file_id)
         position = c.ranked.matched_declarations[0]
         if not 0 <= position < len(decls):
             return 0

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.model import Declaration, DeclKind, Index
+from engine.model import DeclKind, Index
+from engine.tables import Span, declaration_spans
 
 if TYPE_CHECKING:
     import numpy as np
@@ -68,7 +69,7 @@ def match_declarations(
     matched: dict[int, tuple[int, ...]] = {}
     for file_id, found in score_declarations(index, terms, files, weights).items():
         if len(found) > 1:  # one match holds no other and is its own best
-            decls = tuple(index.files[file_id].declarations)  # decoded once, read often
+            decls = declaration_spans(index.files, file_id)  # not whole declarations
             found = _nested_once(found, decls, weights.whole_callable_lines)
             # a longer declaration that scores as much is less specific: prefer the tighter one
             lines = {p: decls[p].end_line - decls[p].start_line for _, p in found}
@@ -80,7 +81,7 @@ def match_declarations(
 
 
 def _nested_once(
-    found: list[tuple[float, int]], decls: Sequence[Declaration], whole_lines: int
+    found: list[tuple[float, int]], decls: Sequence[Span], whole_lines: int
 ) -> list[tuple[float, int]]:
     """Resolve matches nested in other matches, so no line is kept twice: a short function
     holding matches is kept whole in their stead (with the best score among them); any other
@@ -119,7 +120,7 @@ def _nested_once(
     return [(score[p], p) for _, p in found if p not in holders and p not in absorbed]
 
 
-def _kept_whole(decl: Declaration, whole_lines: int) -> bool:
+def _kept_whole(decl: Span, whole_lines: int) -> bool:
     return decl.kind in CALLABLE and decl.end_line - decl.start_line < whole_lines
 
 

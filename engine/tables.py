@@ -13,7 +13,7 @@ import bisect
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from engine.model import Declaration, DeclKind, GitSignal, Import, ParsedFile
 from engine.units import decode_import_uses
@@ -83,6 +83,30 @@ def encode_declarations(declarations: Sequence[Declaration]) -> bytes:
 def decode_declarations(data: bytes) -> tuple[Declaration, ...]:
     """Read back `encode_declarations`."""
     return tuple(_declaration_from_list(d) for d in json.loads(data.decode("utf-8", SURROGATES)))
+
+
+class Span(NamedTuple):
+    """Where a declaration sits in its file, and its kind: all that matching declarations
+    and a plan's first look at a file read (engine.relevance, engine.plan)."""
+
+    kind: DeclKind
+    start_line: int
+    end_line: int
+
+
+def decode_spans(data: bytes) -> tuple[Span, ...]:
+    """The spans of `encode_declarations` output, without making whole declarations (a
+    third of the cost: the first plan on 16,000 files decoded 180 files, 5,700 records)."""
+    rows = json.loads(data.decode("utf-8", SURROGATES))
+    return tuple(Span(_KINDS[v[0]], int(v[5]), int(v[6])) for v in rows)
+
+
+def declaration_spans(files: Sequence[ParsedFile], file_id: int) -> Sequence[Span]:
+    """The spans of a file's declarations, in their order; from the stored record alone
+    when the files are stored columns."""
+    if isinstance(files, FileTable):
+        return files.spans(file_id)
+    return tuple(Span(d.kind, d.start_line, d.end_line) for d in files[file_id].declarations)
 
 
 def encode_imports(imports: Sequence[Import]) -> bytes:
@@ -185,9 +209,18 @@ class FileTable(Sequence[ParsedFile]):
         self._imports = Blobs(arrays["import_blob"], arrays["import_ptr"])
         self._uses = Blobs(arrays["uses_blob"], arrays["uses_ptr"])
         self._made: list[ParsedFile | None] = [None] * len(paths)
+        self._spans: dict[int, tuple[Span, ...]] = {}
 
     def __len__(self) -> int:
         return len(self.paths)
+
+    def spans(self, i: int) -> tuple[Span, ...]:
+        """File i's declaration spans (decoded once; `declaration_spans`)."""
+        found = self._spans.get(i)
+        if found is None:
+            # two threads may decode the same file at once; both get equal spans
+            found = self._spans[i] = decode_spans(self._records.get(i))
+        return found
 
     @overload
     def __getitem__(self, i: int) -> ParsedFile: ...

@@ -21,6 +21,7 @@ from engine.indexer import refresh_index
 from engine.model import Index, SkippedFile, SourceFile
 from engine.rank import rank
 from engine.saved import open_saved, same_files
+from engine.tables import FileTable, declaration_spans
 
 
 @pytest.fixture
@@ -85,6 +86,19 @@ def test_the_saved_index_opens_alone_equal_to_the_warm_one(repo: Path, cache_dir
     assert saved is not None and saved.root == warm.root
     assert content(saved) == content(warm)
     assert rank(saved, "open session token") == rank(warm, "open session token")
+
+
+def test_stored_declaration_spans_are_those_of_the_declarations(
+    repo: Path, cache_dir: Path
+) -> None:
+    warm, _ = index_repo(repo, cache_dir=cache_dir)
+    assert isinstance(warm.files, FileTable)
+    records = tuple(warm.files)  # whole records, declarations decoded
+    for file_id, parsed in enumerate(records):
+        spans = [(d.kind, d.start_line, d.end_line) for d in parsed.declarations]
+        assert list(declaration_spans(warm.files, file_id)) == spans
+        assert list(declaration_spans(records, file_id)) == spans
+    assert any(declaration_spans(warm.files, i) for i in range(len(warm.files)))
 
 
 def test_the_saved_index_does_not_look_at_the_tree(repo: Path, cache_dir: Path) -> None:
