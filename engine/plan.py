@@ -200,6 +200,8 @@ class _Filler:
     def smallest_code(self, c: _Candidate) -> None:
         """The cheapest view with code: the best declaration (cut after MATCH_LINES), or
         the whole file if that costs little more (or less)."""
+        if self.costs.overhead > self.left:
+            return  # the budget is spent: no view fits, and the file's matches need no work
         c.kept, c.best_lines = min(1, len(c.ranked.matched_declarations)), MATCH_LINES
         floor = min(self.costs.of_best_lines(c), self.costs.of(c, Level.FULL))
         if floor + self.costs.overhead > self.left:
@@ -243,8 +245,8 @@ class _Filler:
     def outline(self, c: _Candidate) -> None:
         """An outline for orientation; the smallest code view instead where that is no
         dearer."""
-        if not self.costs.has_outline(c):
-            return
+        if self.costs.overhead > self.left or not self.costs.has_outline(c):
+            return  # the budget is spent (no view fits), or there is no outline
         c.kept, c.best_lines = 0, MATCH_LINES
         level = self.costs.cheapest(c, Level.OUTLINE)
         self._take(c, level, 0, MATCH_LINES)

@@ -7,7 +7,10 @@ plain greedy planner when the answer is a large file ranked first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import make_repo
@@ -326,3 +329,37 @@ def test_a_pack_entry_carries_only_the_strongest_reasons(ledgers: Index) -> None
     ranking = rank(ledgers, "post a refund and reverse its tax")
     for entry, ranked in zip(plan(ranking, ledgers, 3000).entries, ranking.files, strict=True):
         assert entry.reasons == ranked.reasons[:PACK_REASONS]
+
+
+class _Watched(Sequence[int]):
+    """A file's matching declarations that note when the planner reads them."""
+
+    def __init__(self, items: Sequence[int], path: str, asked: set[str]) -> None:
+        self.items, self.path, self.asked = tuple(items), path, asked
+
+    def __len__(self) -> int:
+        self.asked.add(self.path)
+        return len(self.items)
+
+    def __getitem__(self, i: Any) -> Any:
+        self.asked.add(self.path)
+        return self.items[i]
+
+
+def test_once_the_budget_is_spent_no_further_file_is_looked_into(ledgers: Index) -> None:
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    asked: set[str] = set()
+    watched = replace(
+        ranking,
+        files=tuple(
+            replace(f, matched_declarations=_Watched(f.matched_declarations, f.path, asked))
+            for f in ranking.files
+        ),
+    )
+    budget = 1200  # four focused ledgers fill it to within 7 tokens
+    packed = plan(watched, ledgers, budget)
+    assert packed == plan(ranking, ledgers, budget)
+    assert budget - packed.total_tokens < FILE_OVERHEAD  # spent: no further file can fit
+    last = max(e.rank for e in packed.entries)
+    assert last < len(ranking.files) - 1
+    assert asked and not asked & {f.path for f in ranking.files[last:]}
