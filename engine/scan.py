@@ -423,13 +423,17 @@ class _Collector:
 
     def recall(self, memo: ScanMemo) -> bool:
         """Take the memo's verdicts on the tracked files it is sure of, if the rules are the
-        memo's (else judge nothing and return False)."""
+        memo's and it is whole (else judge nothing and return False)."""
         ctxtui = self.read_ignore_files(memo.ignore_files)
         if rules_identity(self.options, self.ignore_texts) != memo.rules:
             self.reset()
             return False
+        recalled = memo.recall()
+        if recalled is None:
+            self.reset()
+            return False
         self.ctxtui = ctxtui
-        files, skipped, nothing = memo.recall()
+        files, skipped, nothing = recalled
         self.files.extend(files)
         self.skipped.extend(skipped)
         for rel in nothing:  # its folder is left out: the folder's record is made once

@@ -8,8 +8,9 @@ checksum, which cover every entry's stat data and blob id). While the git index 
 and the rules are the same (options and `.ctxtuiignore` texts), a tracked file git finds
 stat-clean has the very stat it had then, so its verdict stands; the others (stat-dirty,
 untracked, links, submodules, unmerged or flagged entries) are judged again. The memo is one
-JSON file in the repository's cache folder, written atomically; one that cannot be read is
-ignored (the scan then judges everything, as before).
+small binary file in the repository's cache folder (a JSON header, then the paths and four
+number columns, read in milliseconds), written atomically; one that cannot be read is ignored
+(the scan then judges everything, as before).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import hashlib
 import json
 import os
 import tempfile
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +27,14 @@ from pathlib import Path
 from engine.gitcmd import git_output
 from engine.model import ScanOptions, SkippedFile, SkipReason, SourceFile
 
-MEMO_FILE = "scan-memo.json"
+MEMO_FILE = "scan-memo.bin"
 """The memo's name inside a repository's cache folder (one for every encoding)."""
-VERSION = 1
-"""Bump when the memo's layout or the meaning of a verdict changes."""
+MAGIC = b"CTXSCAN\x02"
+"""First bytes of a memo; the last one is the version: change it when the layout or the
+meaning of a verdict changes. Then a JSON header's length (8 bytes, little-endian), the
+header, the tracked paths joined by NUL, and the columns (COLUMNS), native byte order."""
+COLUMNS = ("B", "q", "q", "L")
+"""`array` type codes of the kinds, numbers, mtimes and labels columns."""
 SURE_MODES = (b"100644", b"100755")
 """Git modes of plain files: a link (120000) or a submodule (160000) is always judged again,
 since what it points at can change while its own entry stays clean."""
@@ -85,21 +91,27 @@ class ScanMemo:
     """The tracked paths, as git listed them."""
     unsure: frozenset[str]
     """Tracked paths judged again every time: stat-dirty when saved, or not plain files."""
-    kinds: list[int]
+    kinds: Sequence[int]
     """Per tracked path: 1 kept, 2 left out, 0 nothing."""
-    numbers: list[int]
+    numbers: Sequence[int]
     """Per tracked path: the size (kept) or 0."""
-    mtimes: list[int]
+    mtimes: Sequence[int]
     """Per tracked path: the mtime in nanoseconds (kept) or 0."""
-    labels: list[int]
+    labels: Sequence[int]
     """Per tracked path: an index into `texts`: the language (kept), the reason and the
     detail (left out, two entries from there)."""
     texts: list[str]
     """The strings `labels` points into."""
 
-    def recall(self) -> tuple[list[SourceFile], list[SkippedFile], list[str]]:
+    def recall(self) -> tuple[list[SourceFile], list[SkippedFile], list[str]] | None:
         """The verdicts on the tracked files but the unsure ones: the files kept, the files
-        left out, and the paths left out with their folder."""
+        left out, and the paths left out with their folder; None if the memo is corrupt."""
+        try:
+            return self._recall()
+        except (IndexError, ValueError):  # a label or a reason the memo cannot have written
+            return None
+
+    def _recall(self) -> tuple[list[SourceFile], list[SkippedFile], list[str]] | None:
         kept: list[SourceFile] = []
         skipped: list[SkippedFile] = []
         nothing: list[str] = []
@@ -116,8 +128,10 @@ class ScanMemo:
                 if reason is None:
                     reason = reasons[label] = SkipReason(texts[label])
                 skipped.append(SkippedFile(path, reason, texts[label + 1]))
-            else:
+            elif kind == _NOTHING:
                 nothing.append(path)
+            else:
+                return None
         return kept, skipped, nothing
 
 
@@ -178,55 +192,69 @@ def make_memo(
 def load_memo(path: Path, root: str, git_index: str) -> ScanMemo | None:
     """The memo saved in `path` if it was made for `root` at this git index; else None."""
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            data = json.load(handle)
-        if (data["version"], data["root"], data["git_index"]) != (VERSION, root, git_index):
+        with open(path, "rb") as handle:
+            data = handle.read()
+        if not data.startswith(MAGIC):
             return None
-        tracked = tuple(data["tracked"].split("\0")) if data["tracked"] else ()
+        header_size = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+        start = len(MAGIC) + 8
+        header = json.loads(data[start : start + header_size])
+        if (header["root"], header["git_index"]) != (root, git_index):
+            return None
+        count, blob_size = int(header["count"]), int(header["paths"])
+        position = start + header_size
+        blob = data[position : position + blob_size].decode("utf-8", "surrogateescape")
+        tracked = tuple(blob.split("\0")) if count else ()
+        position += blob_size
+        columns: list[array[int]] = []
+        for code in COLUMNS:
+            column = array(code)
+            end = position + count * column.itemsize
+            column.frombytes(data[position:end])
+            columns.append(column)
+            position = end
+        if len(tracked) != count or position != len(data):
+            return None
         memo = ScanMemo(
             root,
             git_index,
-            str(data["rules"]),
-            tuple(data["ignore_files"]),
+            str(header["rules"]),
+            tuple(str(p) for p in header["ignore_files"]),
             tracked,
-            frozenset(data["unsure"]),
-            data["kinds"],
-            data["numbers"],
-            data["mtimes"],
-            data["labels"],
-            data["texts"],
+            frozenset(str(p) for p in header["unsure"]),
+            *columns,
+            [str(t) for t in header["texts"]],
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None  # none yet, or unreadable: the scan judges everything
-    columns = (memo.kinds, memo.numbers, memo.mtimes, memo.labels)
-    if any(not isinstance(c, list) or len(c) != len(tracked) for c in columns):
-        return None
     return memo
 
 
 def save_memo(path: Path, memo: ScanMemo) -> None:
     """Write the memo atomically (temporary file, then rename); a folder that cannot be
     written costs the next scan its speed, nothing else."""
-    data = {
-        "version": VERSION,
-        "root": memo.root,
-        "git_index": memo.git_index,
-        "rules": memo.rules,
-        "ignore_files": list(memo.ignore_files),
-        "tracked": "\0".join(memo.tracked),
-        "unsure": sorted(memo.unsure),
-        "kinds": memo.kinds,
-        "numbers": memo.numbers,
-        "mtimes": memo.mtimes,
-        "labels": memo.labels,
-        "texts": memo.texts,
-    }
+    blob = "\0".join(memo.tracked).encode("utf-8", "surrogateescape")
+    header = json.dumps(
+        {
+            "root": memo.root,
+            "git_index": memo.git_index,
+            "rules": memo.rules,
+            "ignore_files": list(memo.ignore_files),
+            "unsure": sorted(memo.unsure),
+            "texts": memo.texts,
+            "count": len(memo.tracked),
+            "paths": len(blob),
+        }
+    ).encode("ascii")  # names that are not UTF-8 survive as \udcXX escapes
+    parts = [MAGIC, len(header).to_bytes(8, "little"), header, blob]
+    for code, values in zip(COLUMNS, (memo.kinds, memo.numbers, memo.mtimes, memo.labels)):
+        parts.append(array(code, values).tobytes())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".scan-", suffix=".tmp", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
-                json.dump(data, out, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as out:
+                out.write(b"".join(parts))
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)

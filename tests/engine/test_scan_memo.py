@@ -226,6 +226,26 @@ def test_a_corrupt_memo_is_ignored_and_replaced(tmp_path: Path, content: bytes) 
     assert memo.read_bytes() != content
 
 
+@pytest.mark.parametrize("damage", ["truncated", "labels out of range", "unknown kinds"])
+def test_a_damaged_memo_is_ignored_and_replaced(tmp_path: Path, damage: str) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    data = bytearray(memo.read_bytes())
+    tracked = len(TREE)
+    if damage == "truncated":
+        del data[-3:]
+    elif damage == "labels out of range":  # the last column: one unsigned long a file
+        data[-8 * tracked :] = b"\xff" * (8 * tracked)
+    else:  # the first column, after the header and the paths: one byte a file
+        labels, mtimes, numbers = 8 * tracked, 8 * tracked, 8 * tracked
+        start = len(data) - labels - mtimes - numbers - tracked
+        data[start : start + tracked] = b"\x07" * tracked
+    memo.write_bytes(bytes(data))
+    assert_same_as_a_full_scan(root, memo)
+    assert memo.read_bytes() != bytes(data)
+
+
 def test_a_corrupt_git_index_falls_back_to_the_walk(tmp_path: Path) -> None:
     root = repo(tmp_path)
     memo = tmp_path / "cache" / MEMO_FILE
