@@ -81,6 +81,9 @@ class _Changes:
     """Files to analyse (new, changed, or no cache)."""
     touched: bool = False
     """A file kept its record with a new mtime (same content): the cache needs saving."""
+    unchanged: list[int] | None = None
+    """Every file is the cached one, in the cache's order (the usual warm reopen): their
+    mtimes, in that order; `kept` is then left empty. None otherwise."""
     known_skips: Sniffed = field(default_factory=dict)
     """Files already found binary or minified, unchanged since: not read again."""
 
@@ -147,7 +150,7 @@ def build_index(
     skipped = tuple(
         sorted((*scanned.skipped, *(skip for _, _, skip in sniffed.values())), key=lambda s: s.path)
     )
-    plan = _plan(changes, fresh)
+    plan = _plan(changes, fresh, old_paths)
     removed = sorted(set(old_paths) - set(plan.paths)) if stored else []
     with timer.stage("git"):
         git_head, git = _git_signals(root_path, plan, stored, scanned.is_git, old_paths)
@@ -303,9 +306,17 @@ def _compare(
         changes.to_parse = list(sources)
         return changes
     a = stored.arrays
-    previous = {path: i for i, path in enumerate(old_paths)}
     languages = [stored.languages[code] for code in a["file_language"].tolist()]
     sizes, mtimes = a["file_size"].tolist(), a["file_mtime"].tolist()
+    sniffed = stored.sniffed
+    listed = [s for s in sources if s.path not in sniffed] if sniffed else sources
+    if _same_as_stored(listed, old_paths, languages, sizes, mtimes):
+        left_out = [s for s in sources if s.path in sniffed] if sniffed else []
+        if all(sniffed[s.path][:2] == (s.size, s.mtime_ns) for s in left_out):
+            changes.known_skips = {s.path: sniffed[s.path] for s in left_out}
+            changes.unchanged = mtimes
+            return changes
+    previous = {path: i for i, path in enumerate(old_paths)}
     digests = a["file_sha1"]
     for source in sources:
         old = previous.get(source.path)
@@ -332,8 +343,29 @@ def _compare(
     return changes
 
 
-def _plan(changes: _Changes, fresh: Fresh) -> Plan:
+def _same_as_stored(
+    sources: Sequence[SourceFile],
+    old_paths: list[str],
+    languages: list[str],
+    sizes: list[int],
+    mtimes: list[int],
+) -> bool:
+    """Tell whether the scanned files (but those left out for their content) are the stored
+    ones, in order, with the same language, size and mtime: compared column by column, with
+    no per-file lookup."""
+    return (
+        len(sources) == len(old_paths)
+        and [s.path for s in sources] == old_paths
+        and [s.size for s in sources] == sizes
+        and [s.mtime_ns for s in sources] == mtimes
+        and [s.language for s in sources] == languages
+    )
+
+
+def _plan(changes: _Changes, fresh: Fresh, old_paths: list[str]) -> Plan:
     """The new index's files in path order, each from the cache or from its analysis."""
+    if changes.unchanged is not None:  # the cached files as they are; nothing analysed
+        return Plan(list(old_paths), list(range(len(old_paths))), changes.unchanged, fresh, [])
     position = {path: k for k, path in enumerate(fresh.paths)}
     paths = sorted({*changes.kept, *fresh.paths})
     plan = Plan(paths, [], [], fresh, [])
