@@ -19,6 +19,7 @@ from engine.index import bm25f_term, idf
 from engine.memo import ArrayMemo
 from engine.model import Index, Intent, RankedFile, Ranking, Session
 from engine.query import QueryAnalysis, QueryWeights, analyse_query
+from engine.relevance import best_declaration_share
 from engine.roles import Role
 from engine.tables import Deferred
 from engine.templates import without_template_lines
@@ -69,7 +70,13 @@ class RankWeights:
     0.697; (49) the length prior again, for long (>= 20/40 words) or short (<= 10) questions
     only: out of fold identical or worse. Declaration-level evidence trades R@5 for MRR on
     every form tried: the whole file's words find the answer's neighbours that one
-    declaration does not hold."""
+    declaration does not hold.
+
+    Session 6, same protocol (runs 52-53). Left: (52) a capitalised word inside a prose
+    sentence (`Option`, `String`) weighted like code, x1.5/2/3: R@5 and R@10 identical on
+    all 8, MRR mixed out of fold (flask 0.792 -> 0.807, cobra 0.912 -> 0.897, textual
+    0.837 -> 0.831). Taken: (53) `scattered_tokens`: declaration evidence used only against
+    god files, never to lift a file."""
 
     field_weights: tuple[float, ...] = (4.0, 1.5, 4.0, 3.0, 1.5, 1.0)
     """BM25F weight per field in FIELDS order (name, folders, exported, declarations, docs,
@@ -168,6 +175,20 @@ class RankWeights:
     0.833/0.760 -> 0.865/0.853 (R@10 0.927 -> 0.958), textual MRR 0.801 -> 0.838, gin 0.701
     -> 0.709, cobra MRR 0.922 -> 0.912 (one case: `completions:` names the wrong file),
     express and flask unchanged. TUNED alone would have rejected it (session 1, run 21)."""
+    scattered_tokens: int = 25_000
+    """A file of more tokens than this among the best 50 is scaled by `scattered_floor` +
+    (1 - floor) x (its best declaration's share of the question / the whole file's share):
+    a god file (clap's 40k-token `command.rs`, hundreds of documented methods) holds some
+    word of nearly every question, scattered over many methods, and outranked the small file
+    that holds the answer together. Session 6, run 53, leave-one-repository-out among
+    15k/20k/25k/30k tokens x floor 0.5/0.75 (and, 53a-c/e, 4k..12k, floors 0.3/0.6, the
+    best 2-3 declarations' union, a square root of the share): 25k/0.5 everywhere but in
+    textual's fold, which chose 15k/0.5. Out of fold: clap MRR 0.670 -> 0.757 (R@5, R@10
+    unchanged; 12 cases up, 1 down), textual 0.883/0.917/0.837 -> 0.875/0.893/0.858 (R@10
+    lost by two cases where `app.py` is an incidental gold file), the 6 others identical.
+    On all 8, 25k/0.5 is the best (textual 0.883/0.917/0.845 there); only clap's and
+    textual's largest files (26k-47k tokens) pass 25k on DEV. 0 turns it off."""
+    scattered_floor: float = 0.5
     limit: int = 200
     """How many files a ranking returns (with reasons); the planner looks at these."""
 
@@ -297,6 +318,8 @@ def _scored(
         entry = graph * weights.graph_entry * _weakest_seed(scores, weights.graph_seeds)
         scores = np.where(scores > 0, scores * (1.0 + weights.graph_boost * graph), entry)
     scores *= git_vector(index, analysis.intent, weights)
+    if weights.scattered_tokens and weights.scattered_floor < 1.0:
+        _damp_scattered(index, analysis, per_term, scores, weights)
     if not priors.all():  # a kind of file weighted 0 (a setting) stays out, unless named
         turned_off = priors == 0
         turned_off[list(analysis.mentioned)] = False
@@ -306,6 +329,61 @@ def _scored(
     pinned, focus = _chosen_ids(index, session)
     top_hits = [i for i in order if keyword[i] > 0 and i not in pinned and i not in focus]
     return _Scored(order, scores[order].tolist(), per_term, top_hits[: weights.graph_seeds])
+
+
+SCATTER_CANDIDATES = 50
+"""How many of the best files are checked for scattered matches (score.py reads 50)."""
+
+
+def _damp_scattered(
+    index: Index,
+    analysis: QueryAnalysis,
+    per_term: dict[int, TermHits],
+    scores: npt.NDArray[np.float64],
+    weights: RankWeights,
+) -> None:
+    """Scale down, in place, the huge best files whose matched words are scattered: by the
+    share of the question (idf-weighted) that their best declaration holds alone, against
+    the share the whole file holds (`RankWeights.scattered_tokens`)."""
+    import numpy as np  # deliberate: see rank()
+
+    k = min(SCATTER_CANDIDATES, int(np.count_nonzero(scores)))
+    if k == 0:
+        return
+    top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    tokens = _FILE_TOKENS.get(index.line_tokens_ptr, None, partial(_file_tokens, index))
+    huge = np.sort(top[tokens[top] > weights.scattered_tokens])
+    if len(huge) == 0:
+        return
+    ptr = index.postings.ptr
+    ids = np.array([t.term_id for t in analysis.terms], dtype=np.int64)
+    term_weight = np.array([t.weight for t in analysis.terms]) * idf(
+        (ptr[ids + 1] - ptr[ids]).astype(np.float64), len(index.files)
+    )
+    by_term = np.zeros(len(ptr), dtype=np.float64)
+    np.add.at(by_term, ids, term_weight)
+    whole = np.zeros(len(huge), dtype=np.float64)
+    for term_id, value in zip(ids.tolist(), term_weight.tolist(), strict=True):
+        docs = per_term[term_id].docs
+        at = np.searchsorted(docs, huge)
+        found = at < len(docs)
+        found[found] = docs[at[found]] == huge[found]
+        whole += value * found
+    held = best_declaration_share(index, by_term, huge)
+    ratio = np.minimum(held / np.maximum(whole, 1e-12), 1.0)
+    scores[huge] *= weights.scattered_floor + (1.0 - weights.scattered_floor) * ratio
+
+
+def _file_tokens(index: Index) -> npt.NDArray[np.int64]:
+    """Tokens of each file: the last of its lines' running sums (no file record decoded)."""
+    import numpy as np  # deliberate: see rank()
+
+    tokens = index.line_tokens[index.line_tokens_ptr[1:] - 1].astype(np.int64)
+    tokens.flags.writeable = False
+    return tokens
+
+
+_FILE_TOKENS: ArrayMemo[npt.NDArray[np.int64]] = ArrayMemo()
 
 
 def _chosen_ids(index: Index, session: Session) -> tuple[set[int], set[int]]:

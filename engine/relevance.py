@@ -179,6 +179,33 @@ def score_declarations(
     return out
 
 
+def best_declaration_share(
+    index: Index, weights: npt.NDArray[np.float64], files: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
+    """Per file of `files` (sorted ids), the most question weight one declaration holds on
+    its own words: the sum of `weights` (indexed by term id) over its distinct words; 0 for a
+    file with no declaration that has a word of the question."""
+    import numpy as np  # deliberate: see score_declarations
+
+    best = np.zeros(len(files), dtype=np.float64)
+    units = index.units
+    if units is None or len(units.terms) == 0 or len(files) == 0:
+        return best
+    rows = _rows_of_files(units.file_ptr, units.row_ptr, files)
+    row_weight = weights[units.terms[rows]]
+    hit = np.flatnonzero(row_weight > 0)
+    if len(hit) == 0:
+        return best
+    rows, row_weight = rows[hit], row_weight[hit]  # a unit's rows hold distinct words
+    unit = np.searchsorted(units.row_ptr, rows, side="right") - 1
+    owner = np.searchsorted(units.file_ptr, unit, side="right") - 1
+    boundary = np.flatnonzero(np.diff(unit)) + 1  # rows of one unit are contiguous
+    starts = np.concatenate(([0], boundary))
+    held = np.add.reduceat(row_weight, starts)
+    np.maximum.at(best, np.searchsorted(files, owner[starts]), held)
+    return best
+
+
 def _rows_of_files(
     file_ptr: npt.NDArray[np.int64], row_ptr: npt.NDArray[np.int64], files: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:

@@ -173,3 +173,54 @@ def test_scripts_tools_and_benchmarks_rank_as_examples(path: str) -> None:
     parsed = ParsedFile(path, "python", 1, 0, "", 1, 1, (), ())
     assert classify(parsed) is Role.EXAMPLE
     assert classify(dataclasses.replace(parsed, path="src/release.py")) is Role.CODE
+
+
+def _god_file() -> str:
+    """A long builder with one documented method per setting: every word of the question
+    below is in it once, each in a different method."""
+    words = ["help", "version", "usage", "options", "action", "skip", "tag", "template"]
+    methods = []
+    for number in range(60):
+        word = words[number] if number < len(words) else "value"
+        body = "\n".join(f"        self.settings_{number}_{k} = {k}" for k in range(8))
+        methods.append(
+            f"    def set_{word}_{number}(self, value):\n"
+            f'        """Set the {word} of the command, number {number}."""\n{body}\n'
+        )
+    return "class Command:\n" + "\n".join(methods)
+
+
+@pytest.fixture(scope="module")
+def builder(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    files = {
+        "cli/command.py": _god_file(),
+        "cli/usage.py": (
+            "def needs_options_tag(command):\n"
+            '    """Skip the options tag in the usage line when the only options are help and\n'
+            '    version."""\n'
+            "    return any(o.name not in ('help', 'version') for o in command.options)\n"
+        ),
+        **{f"cli/other_{i}.py": f"def other_{i}(v):\n    return v + {i}\n" for i in range(6)},
+    }
+    return index_repo(make_repo(tmp_path_factory.mktemp("builder"), files))[0]
+
+
+def test_a_huge_file_matching_the_question_in_scattered_methods_yields(builder: Index) -> None:
+    question = "Skip the options tag in the usage if the help or version action"
+    tokens = builder.files[builder.path_ids["cli/command.py"]].tokens
+    small = dataclasses.replace(DEFAULT_WEIGHTS, scattered_tokens=tokens // 2)
+    scattered = paths(rank(builder, question, weights=small))
+    off = paths(rank(builder, question, weights=dataclasses.replace(small, scattered_tokens=0)))
+    assert off[0] == "cli/command.py"  # the words alone favour the file that has them all
+    assert scattered[0] == "cli/usage.py"
+    assert paths(rank(builder, question))[0] == "cli/command.py"  # far below 25k tokens
+
+
+def test_a_huge_file_whose_one_method_holds_the_question_keeps_its_score(builder: Index) -> None:
+    question = "set_template_7: set the template of the command"
+    tokens = builder.files[builder.path_ids["cli/command.py"]].tokens
+    small = dataclasses.replace(DEFAULT_WEIGHTS, scattered_tokens=tokens // 2)
+    off = rank(builder, question, weights=dataclasses.replace(small, scattered_tokens=0))
+    damped = rank(builder, question, weights=small)
+    assert paths(damped)[0] == "cli/command.py"
+    assert damped.files[0].score == pytest.approx(off.files[0].score)
