@@ -2,6 +2,7 @@
 
     nice -n 10 .venv/bin/python scripts/semantic_eval.py embed   # vectors of each case's top 50
     .venv/bin/python scripts/semantic_eval.py sweep              # fusion numbers: TUNED, HELD
+    .venv/bin/python scripts/semantic_eval.py loo --embedded 20  # the same, leave-one-repo-out
     .venv/bin/python scripts/semantic_eval.py table --pack       # lexical vs fused, rank + pack
 
 `embed` ranks every DEV case lexically (what `ctxtui rank` does without the extra), embeds the
@@ -178,6 +179,35 @@ def run_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_loo(args: argparse.Namespace) -> int:
+    """Choose the fusion numbers leave-one-repository-out (dev_loo's protocol): for each case
+    file, the setting best on the other seven is scored on it. Only the cases in the features
+    count (a prefix of the round-robin run): lexical is scored on the same cases."""
+    from dev_loo import DEFAULTS, means, report
+
+    records = read_features(args.cache / "features.jsonl")
+    if args.cases:
+        records = records[: args.cases]
+    cases = {c.case_id: c for c in load_cases()}
+    settings: dict[str, SemanticWeights | None] = {DEFAULTS: SemanticWeights(), "lexical": None}
+    reranks = [n for n in (5, 10, 15, 20, 30, 50) if n <= args.embedded]
+    for rerank, mix in itertools.product(reranks, (0.1, 0.2, 0.3, 0.4, 0.5)):
+        for scaled in (False, True):
+            name = f"top{rerank} mix{mix}{' scaled' if scaled else ''}"
+            settings[name] = replace(SemanticWeights(), rerank=rerank, mix=mix, scaled=scaled)
+    for rerank, rrf in itertools.product(reranks, (1 / 3, 1 / 2, 1.0)):
+        settings[f"top{rerank} rrf1:{1 / rrf:.0f}"] = replace(
+            SemanticWeights(), rerank=rerank, rrf=rrf
+        )
+    results = {name: means(scored_rows(records, w, cases)) for name, w in settings.items()}
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[str(record["file"])] = counts.get(str(record["file"]), 0) + 1
+    print(f"{len(records)} cases: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    sys.stdout.write(report(results))
+    return 0
+
+
 def run_table(args: argparse.Namespace) -> int:
     os.environ["CTXTUI_SEMANTIC"] = "off"  # the packs are of the rankings in the features
     records = read_features(args.cache / "features.jsonl")
@@ -228,6 +258,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     embed.add_argument("--per-file", type=int, default=0, help="cases per case file (0: all)")
     sweep = sub.add_parser("sweep")
     sweep.add_argument("--embedded", type=int, default=10, help="the --top the run embedded")
+    loo = sub.add_parser("loo")
+    loo.add_argument("--embedded", type=int, default=20, help="the --top the run embedded")
+    loo.add_argument("--cases", type=int, default=0, help="only the first N records (0: all)")
     tab = sub.add_parser("table")
     tab.add_argument("--mix", type=float, default=SemanticWeights().mix)
     tab.add_argument("--rerank", type=int, default=SemanticWeights().rerank)
@@ -235,8 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tab.add_argument("--pack", action="store_true", help="also pack each ranking (slow)")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
-    handler = {"embed": run_embed, "sweep": run_sweep, "table": run_table}[args.command]
-    return handler(args)
+    handlers = {"embed": run_embed, "sweep": run_sweep, "loo": run_loo, "table": run_table}
+    return handlers[args.command](args)
 
 
 if __name__ == "__main__":
