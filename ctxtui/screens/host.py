@@ -3,8 +3,10 @@
 It loads the per-repository state into reactives (and saves it on every change), opens the
 workspace in a thread worker after the first frame while the question can already be typed,
 switches the tokenizer at once for the files on show (the rest are counted in the background,
-and a second press is never lost), and looks for files changed on disk after pauses in the
-typing, no more often than the check's own cost allows. Ranking and keys are the layers above.
+and a second press is never lost), and looks for files changed on disk once the person has
+left the app alone for a moment (or comes back to the terminal), no more often than the check's
+own cost allows; full garbage collections wait for the same moment (ctxtui.collector). Ranking
+and keys are the layers above.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from ctxtui import clipboard
+from ctxtui import clipboard, collector
 from ctxtui.messages import EncodingSwitched, IndexProgressed, WorkspaceOpened, WorkspaceRefreshed
 from ctxtui.screens import jobs
 from ctxtui.state import ENCODINGS, RepoState, StateStore, clamp_budget
@@ -36,6 +38,12 @@ from engine.saved import same_files
 
 REFRESH_INTERVAL = 1.0
 """Least seconds between two automatic checks for files changed on disk."""
+REFRESH_IDLE = 1.0
+"""Seconds the person must leave the app alone (no key, level or pin) after an exact pack is
+on screen before the automatic check for changed files runs. The check lists and stats every
+file (70-90 ms of the interpreter on textual's 1,449 files outside git, several times that
+under load): run at every short pause, it landed on the first keys typed after it, the slowest
+of the keystroke figures. Coming back to the terminal (focus in) and `r` check at once."""
 FIRST_LIST_WAIT = 3.0
 """Most seconds the check of the tree waits for the first list drawn from the saved index (it
 would compete with that list for the interpreter); past it, the check goes ahead anyway."""
@@ -105,6 +113,8 @@ class WorkspaceHost(Screen[None]):
         self._refresh_timer: Timer | None = None
         self.changes: Changes | None = None
         """The changes read while `changed` is on; None when off or there are none."""
+        self._thresholds: tuple[int, int, int] | None = None
+        """The collector's thresholds before the screen held full collections back."""
         self.first_list_shown = threading.Event()
         """Set once a first ranked list is on screen (the layer above sets it)."""
         state, self._state_notice = services.store.load()
@@ -181,6 +191,8 @@ class WorkspaceHost(Screen[None]):
             self.notify(self._state_notice, title="Saved state", severity="warning", timeout=10)
         for problem in self.services.notices:
             self.notify(problem, title="Settings", severity="warning", timeout=10)
+        self.watch(self.app, "app_focus", self.look_on_focus_in, init=False)
+        self._thresholds = collector.hold_full_collections()  # see when_idle
         self.call_after_refresh(self.open_workspace, self.encoding)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
@@ -234,6 +246,7 @@ class WorkspaceHost(Screen[None]):
         )
         self.adopt_workspace(workspace, rerank=not as_saved)
         self.ready = True
+        collector.settle()
         if workspace.encoding != self.encoding:  # `e` was pressed while it opened
             self.switch_encoding(workspace, self.encoding)
         if not workspace.index.files:
@@ -304,6 +317,7 @@ class WorkspaceHost(Screen[None]):
         """Load tokenizers (a switch that needs one meanwhile waits for it, not twice)."""
         for tokenizer in tokenizers:
             tokenizer.get()
+        collector.settle()  # the tables are here to stay
 
     @work(
         thread=True, exclusive=True, group="encoding", exit_on_error=False, description="encoding"
@@ -333,6 +347,7 @@ class WorkspaceHost(Screen[None]):
         workspace = message.workspace
         if message.complete:
             self._complete[workspace.encoding] = workspace
+        collector.settle()
         if workspace.encoding != self.encoding or self.workspace is None:
             return  # pressed again meanwhile: another switch is on its way
         self.adopt_workspace(workspace)
@@ -342,6 +357,28 @@ class WorkspaceHost(Screen[None]):
             self.notify(f"Every token count is now in {workspace.encoding}", timeout=3)
 
     # ------------------------------------------------------------------ refresh
+
+    def on_unmount(self) -> None:
+        if self._thresholds is not None:
+            collector.release_full_collections(self._thresholds)
+
+    def refresh_when_idle(self) -> None:
+        """Once the person has been idle for REFRESH_IDLE, collect garbage and look for files
+        changed on disk (any new ranking request drops the wait: see postpone_refresh)."""
+        self.postpone_refresh()
+        self._refresh_timer = self.set_timer(REFRESH_IDLE, self.when_idle)
+
+    def when_idle(self) -> None:
+        """The work that must not meet a keystroke: a full garbage collection (tens of ms
+        holding the interpreter) and the check for changed files."""
+        self._refresh_timer = None
+        collector.collect_now()
+        self.maybe_refresh()
+
+    def look_on_focus_in(self, focused: bool) -> None:
+        """Back in the terminal (perhaps from the editor that changed files): look now."""
+        if focused:
+            self.maybe_refresh()
 
     def maybe_refresh(self) -> None:
         """Look for files changed on disk now that the typing paused; if a check ran too
@@ -376,6 +413,7 @@ class WorkspaceHost(Screen[None]):
         wait = max(REFRESH_INTERVAL, REFRESH_COST_FACTOR * message.seconds)
         self._next_refresh = time.monotonic() + wait
         if message.changed:
+            collector.settle()
             self.notify("Re-indexed the files changed on disk.", timeout=2)
             self.request_changes()
         elif not message.automatic:

@@ -21,6 +21,7 @@ from textual.style import Style
 from textual.timer import Timer
 from textual.widgets import Footer
 
+from ctxtui import collector
 from ctxtui.messages import Answer, PackReady, PreviewReady, RankingReady
 from ctxtui.screens import jobs
 from ctxtui.screens.host import Services, WorkspaceHost
@@ -305,6 +306,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self.query_one(BudgetMeter).plan = message.plan
         self._warn_about(message.plan)
         if self._tokenizer_timer is None:  # once: the other encoding, before `e` asks for it
+            collector.settle()  # the first pack loaded this encoding's tokenizer
             self._tokenizer_timer = self.set_timer(TOKENIZER_PAUSE, self.load_other_encodings)
         # The exact meter paints first; the work that competes with that frame for the
         # interpreter (the rows past the first screens, the preview's highlighting, the look at
@@ -318,7 +320,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self.request_preview()
         # after an encoding switch: the files not on show, once a second `e` is unlikely
         self.set_timer(FULL_COUNT_PAUSE, partial(self._count_everything_after, generation))
-        self.maybe_refresh()  # the typing has paused: a good moment to look at the disk
+        self.refresh_when_idle()  # the typing has paused: look at the disk if it stays so
 
     def _count_everything_after(self, generation: int) -> None:
         """Start the full count only while this pack is still the one on show: a ranking

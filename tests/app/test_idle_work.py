@@ -1,0 +1,70 @@
+"""Work that holds the interpreter waits for the person: typing never meets it (issue 7).
+
+The check for files changed on disk and Python's full garbage collections each take tens of
+milliseconds of the interpreter; they run once the person has left the app alone for a moment
+after an exact pack, or when the terminal gets the focus back, never between two keys.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.support import notices, settle, wait_until
+from ctxtui import collector
+from ctxtui.app import CtxtuiApp
+from ctxtui.screens import host as host_module
+from ctxtui.widgets.query_bar import QueryBar
+from ctxtui.workspace import Workspace
+
+AppFactory = Callable[..., CtxtuiApp]
+
+
+async def test_the_disk_check_and_full_collections_wait_for_an_idle_moment_or_focus_in(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(host_module, "REFRESH_INTERVAL", 0.0)
+    monkeypatch.setattr(host_module, "REFRESH_COST_FACTOR", 0.0)
+    monkeypatch.setattr(host_module, "REFRESH_IDLE", 0.2)
+    checks: list[bool] = []
+    collections: list[bool] = []
+    find_changes = Workspace.find_changes
+    collect_now = collector.collect_now
+
+    def counted_find_changes(self: Workspace) -> Any:
+        checks.append(True)
+        return find_changes(self)
+
+    def counted_collect() -> None:
+        collections.append(True)
+        collect_now()
+
+    monkeypatch.setattr(Workspace, "find_changes", counted_find_changes)
+    monkeypatch.setattr(collector, "collect_now", counted_collect)
+    thresholds = gc.get_threshold()
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        assert gc.get_threshold()[2] == collector.FULL_EVERY  # full collections held back
+        screen.query_one(QueryBar).value = "invoice"
+        await settle(pilot, "invoice")
+        await wait_until(pilot, lambda: bool(checks) and bool(collections))  # once idle
+        monkeypatch.setattr(host_module, "REFRESH_IDLE", 60.0)  # a person who keeps going
+        (small_repo / "billing" / "refunds.py").write_text(
+            "def refund_invoice(invoice):\n    '''Refund an invoice.'''\n", encoding="utf-8"
+        )
+        done = len(checks), len(collections)
+        await pilot.press(*" lines")
+        await settle(pilot, "invoice lines")
+        assert (len(checks), len(collections)) == done  # typing and short pauses: neither ran
+        app.app_focus = False  # away to the editor, and back
+        app.app_focus = True
+        await wait_until(pilot, lambda: any("changed on disk" in n for n in notices(app)))
+        await settle(pilot, "invoice lines")
+        assert screen.answer is not None
+        assert "billing/refunds.py" in [f.path for f in screen.answer.ranking.files]
+    assert gc.get_threshold() == thresholds  # given back when the app ends
