@@ -11,6 +11,7 @@ and keys are the layers above.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Mapping
@@ -33,6 +34,7 @@ from ctxtui.workspace import LazyTokenizer
 from ctxtui.workspace.notices import as_sentences, index_notices
 from ctxtui.workspace.semantic import stage_of
 from engine.changes import Changes
+from engine.errors import EngineError
 from engine.model import Format, Level, Progress
 from engine.saved import same_files
 
@@ -202,6 +204,11 @@ class WorkspaceHost(Screen[None]):
         With a saved index, that comes first as it was saved (tens of ms), and the tree is
         checked once its list is on screen: a warm start shows a ranking without waiting for
         the listing of every file. What the check finds replaces it.
+
+        The other encodings' tokenizers load here too, while the saved index's list is on
+        show, before the checked workspace is handed over. Building one holds the interpreter
+        in one piece for 70-300 ms (tiktoken's constructor keeps the GIL): loaded later, at
+        the first pause, it froze the keys typed just after it.
         """
         started = time.perf_counter()
         root, options = self.services.root, {}
@@ -216,6 +223,10 @@ class WorkspaceHost(Screen[None]):
         workspace = jobs.open_workspace(
             self.services.factory, root, encoding, self._report_progress, **options
         )
+        if "tokenizer" in options:  # a list is on show: the check's result can wait for them
+            # a table that cannot load is reported by the `e` that needs it, not here
+            with contextlib.suppress(EngineError):
+                self._load_tokenizers(tuple(self._other_tokenizers(encoding)))
         self.post_message(WorkspaceOpened(workspace, time.perf_counter() - started))
 
     def _report_progress(self, progress: Progress) -> None:
@@ -305,16 +316,24 @@ class WorkspaceHost(Screen[None]):
     def _tokenizer_for(self, encoding: str) -> LazyTokenizer:
         return self._tokenizers.setdefault(encoding, LazyTokenizer(encoding))
 
+    def _other_tokenizers(self, encoding: str) -> list[LazyTokenizer]:
+        return [self._tokenizer_for(e) for e in ENCODINGS if e != encoding]
+
     def load_other_encodings(self) -> None:
         """Load the other encodings' tokenizers in the background (0.4-1 s each, ~35 MB), so
-        that `e` counts the files on show at once; called once the typing has paused."""
-        others = [e for e in ENCODINGS if e != self.encoding and e not in self._tokenizers]
+        that `e` counts the files on show at once; called once the typing has paused, for a
+        first open without a saved index (with one, the open loads them)."""
+        others = [t for t in self._other_tokenizers(self.encoding) if not t.loaded]
         if others:
-            self.run_load_tokenizers(tuple(self._tokenizer_for(e) for e in others))
+            self.run_load_tokenizers(tuple(others))
 
     @work(thread=True, group="tokenizers", exit_on_error=False)
     def run_load_tokenizers(self, tokenizers: tuple[LazyTokenizer, ...]) -> None:
         """Load tokenizers (a switch that needs one meanwhile waits for it, not twice)."""
+        self._load_tokenizers(tokenizers)
+
+    @staticmethod
+    def _load_tokenizers(tokenizers: tuple[LazyTokenizer, ...]) -> None:
         for tokenizer in tokenizers:
             tokenizer.get()
         collector.settle()  # the tables are here to stay

@@ -2,7 +2,8 @@
 
 The check for files changed on disk and Python's full garbage collections each take tens of
 milliseconds of the interpreter; they run once the person has left the app alone for a moment
-after an exact pack, or when the terminal gets the focus back, never between two keys.
+after an exact pack, or when the terminal gets the focus back, never between two keys. The
+other encoding's tokenizer loads while a warm start's first list is on show.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from app.support import notices, settle, wait_until
 from ctxtui import collector
 from ctxtui.app import CtxtuiApp
 from ctxtui.screens import host as host_module
+from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace import Workspace
+from ctxtui.workspace import core as core_module
 
 AppFactory = Callable[..., CtxtuiApp]
 
@@ -68,3 +71,29 @@ async def test_the_disk_check_and_full_collections_wait_for_an_idle_moment_or_fo
         assert screen.answer is not None
         assert "billing/refunds.py" in [f.path for f in screen.answer.ranking.files]
     assert gc.get_threshold() == thresholds  # given back when the app ends
+
+
+async def test_a_warm_start_loads_the_other_encoding_before_the_checked_tree_shows(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Workspace.open(small_repo)  # the index an earlier session saved
+    loaded: list[str] = []
+    load = core_module.engine.load_tokenizer
+
+    def counting_load(name: str = "o200k_base") -> Any:
+        loaded.append(name)
+        return load(name)
+
+    monkeypatch.setattr(core_module.engine, "load_tokenizer", counting_load)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await wait_until(pilot, lambda: screen.checked)
+        assert screen._tokenizers["cl100k_base"].loaded  # before the first key meets it
+        screen.query_one(QueryBar).value = "session"
+        await settle(pilot, "session")
+        await pilot.press("tab", "e")
+        await wait_until(pilot, lambda: app.workspace and app.workspace.encoding == "cl100k_base")
+        await settle(pilot)
+        assert "· cl100k ·" in screen.query_one(BudgetMeter).totals_text
+        assert loaded.count("cl100k_base") == 1
