@@ -3,12 +3,14 @@
 The check for files changed on disk and Python's full garbage collections each take tens of
 milliseconds of the interpreter; they run once the person has left the app alone for a moment
 after an exact pack, or when the terminal gets the focus back, never between two keys. The
-other encoding's tokenizer loads while a warm start's first list is on show.
+other encoding's tokenizer loads while a warm start's first list is on show. And `e` pressed
+before the first list still lands.
 """
 
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -97,3 +99,24 @@ async def test_a_warm_start_loads_the_other_encoding_before_the_checked_tree_sho
         await settle(pilot)
         assert "· cl100k ·" in screen.query_one(BudgetMeter).totals_text
         assert loaded.count("cl100k_base") == 1
+
+
+async def test_e_pressed_before_the_first_list_lands(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)  # the first index is still running
+        return Workspace.open(root, **options)
+
+    app = app_factory(small_repo, workspace_factory=slow_open)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await pilot.press(*"session", "tab", "e")
+        assert app.workspace is None and screen.encoding == "cl100k_base"
+        release.set()
+        await wait_until(pilot, lambda: app.workspace and app.workspace.encoding == "cl100k_base")
+        await settle(pilot, "session")
+        meter = screen.query_one(BudgetMeter)
+        assert "· cl100k ·" in meter.totals_text and not meter.totals_text.startswith("≈")
