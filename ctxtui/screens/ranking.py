@@ -2,10 +2,11 @@
 
 Every change (a keystroke, a level, a pin, the budget, the format) becomes one rank request with
 a new generation number; a thread worker ranks and plans on frozen inputs and posts the answer,
-and answers of older generations are dropped. Work that holds the interpreter for tens of
-milliseconds (the exact pack, the highlighted preview, the check for changed files) waits for a
-pause in the typing, so it never delays the next keystroke's ranking. Widgets only draw what
-this screen hands them; the keys live in the layers above.
+and answers of older generations are dropped. A typed key's exact pack is rendered ahead, once
+its list is on screen, and given up the moment the next key comes; it is shown, and the work
+that holds the interpreter for tens of milliseconds (the highlighted preview, the check for
+changed files) starts, only when the typing pauses, so none of it delays the next keystroke's
+ranking. Widgets only draw what this screen hands them; the keys live in the layers above.
 """
 
 from __future__ import annotations
@@ -32,14 +33,16 @@ from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.preview import Preview, words_to_mark
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace.notices import secret_reasons
+from ctxtui.workspace.stopping import PackStopped
 from engine.model import Plan, PlanEntry, Rendered, one_line
 
 __all__ = ["RankingScreen", "Services"]
 
 PACK_PAUSE = 0.15
-"""Seconds without a new key before the exact pack is rendered: longer than the gap between two
-keys of a fast typist (100-150 ms), so the render never runs between them. The pause counts
-from the key, not from its ranking: the ranking's own time is part of the wait."""
+"""Seconds without a new key before the exact pack is shown (it is rendered ahead, and dropped
+when a key comes first): longer than the gap between two keys of a fast typist (100-150 ms), so
+its frame never lands between them. The pause counts from the key, not from its ranking: the
+ranking's own time is part of the wait."""
 PREVIEW_PAUSE = 0.15
 """Seconds the highlight must rest, while the question has focus, before the preview follows."""
 AFTER_PACK_PAUSE = 0.05
@@ -94,6 +97,12 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         """When the last key was typed into the question (time.monotonic)."""
         self._tokenizer_timer: Timer | None = None
         self._preview_timer: Timer | None = None
+        self._packing = -1
+        """Generation whose exact pack was started last."""
+        self._paused = -1
+        """Generation on which the typing paused: its exact pack is shown as it comes."""
+        self._held: PackReady | None = None
+        """An exact pack made ahead of the pause, shown when the typing pauses."""
 
     # ------------------------------------------------------------------ layout
 
@@ -208,6 +217,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             self._typed_at = time.monotonic()
         self.postpone_refresh()
         self._generation += 1
+        self._held = None
         self.run_rank(self.workspace, self._generation, self.query_text, self._choices())
 
     # Each worker names itself: Textual would otherwise describe it by the repr of every
@@ -253,20 +263,38 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             self._schedule_pack(answer)
 
     def _schedule_pack(self, answer: Answer) -> None:
-        """The exact pack (tens of ms, GIL-bound rendering) waits for a pause in the typing, so
-        that it never delays the ranking of the next keystroke; until then the meter says ≈.
-        A level, a pin, the budget, the format or the encoding is one key: packed at once."""
+        """The exact pack (tens of ms, GIL-bound rendering) is shown once the typing pauses:
+        its frame never lands between two keys, and until then the meter says ≈. For a typed
+        key it is rendered ahead, as soon as the key's list is on screen, and given up the
+        moment another key comes; the pause then shows a pack already made instead of starting
+        one. A level, a pin, the budget, the format or the encoding is one key: packed and
+        shown at once."""
         wait = PACK_PAUSE - (time.monotonic() - self._typed_at) if self._typed else 0.0
         if wait > 0:
-            self._pack_timer = self.set_timer(wait, partial(self._start_pack, answer))
+            self._pack_timer = self.set_timer(wait, partial(self._pause_reached, answer))
+            file_list = self.query_one(FileList)
+            file_list.call_after_refresh(partial(self._start_pack, answer))
+        else:
+            self._pause_reached(answer)
+
+    def _pause_reached(self, answer: Answer) -> None:
+        """The typing paused on this answer: show its pack (made ahead, or when it comes)."""
+        self._pack_timer = None
+        if answer.generation != self._generation:
+            return
+        self._paused = answer.generation
+        held, self._held = self._held, None
+        if held is not None and held.generation == answer.generation:
+            self._show_pack(held)
         else:
             self._start_pack(answer)
+        self.after_typing_pause(answer)
 
     def _start_pack(self, answer: Answer) -> None:
-        self._pack_timer = None
-        if answer.generation == self._generation and self.workspace is not None:
+        current = answer.generation == self._generation and self.workspace is not None
+        if current and self._packing != answer.generation:
+            self._packing = answer.generation
             self.run_pack(self.workspace, answer, self._choices())
-            self.after_typing_pause(answer)
 
     def _empty_text(self, answer: Answer) -> str:
         self._stop(self._no_match_timer)
@@ -291,14 +319,31 @@ class RankingScreen(WorkspaceHost, SemanticHook):
 
     @work(thread=True, exclusive=True, group="pack", exit_on_error=False, description="pack")
     def run_pack(self, workspace: jobs.WorkspaceAPI, answer: Answer, choices: jobs.Choices) -> None:
-        """Render the pack exactly for the meter, the list and a copy."""
-        plan, rendered = jobs.pack_job(workspace, self.gate, answer.ranking, choices)
-        self.post_message(PackReady(answer.generation, plan, rendered))
+        """Render the pack exactly for the meter, the list and a copy (given up as soon as a
+        newer request makes it stale)."""
+        generation = answer.generation
+        try:
+            plan, rendered = jobs.pack_job(
+                workspace,
+                self.gate,
+                answer.ranking,
+                choices,
+                should_stop=lambda: self._generation != generation,
+            )
+        except PackStopped:
+            return  # a newer key or choice: its own pack follows
+        self.post_message(PackReady(generation, plan, rendered))
 
     @on(PackReady)
     def show_pack(self, message: PackReady) -> None:
         if message.generation != self._generation:
             return
+        if self._paused != message.generation:
+            self._held = message  # made ahead of the pause: shown when the typing pauses
+            return
+        self._show_pack(message)
+
+    def _show_pack(self, message: PackReady) -> None:
         self.packed = (message.generation, message.plan, message.rendered)
         file_list = self.query_one(FileList)
         file_list.secrets = secret_reasons(message.rendered)

@@ -58,6 +58,7 @@ class WorkspaceAPI(Protocol):
         line_numbers: bool = False,
         changes: Changes | None = None,
         redact: bool = True,
+        should_stop: Callable[[], bool] | None = None,
     ) -> tuple[Plan, Rendered]: ...
 
     def render_file(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import engine
 from ctxtui.workspace.semantic import SemanticStage, semantic_wanted
+from ctxtui.workspace.stopping import StoppableCounter, stoppable_reader
 from engine import (
     Format,
     Index,
@@ -42,6 +43,7 @@ from engine.semantic.embedder import SemanticUnavailable
 
 if TYPE_CHECKING:
     from engine.redact import SecretPolicy, SecretScanner
+    from engine.render import TokenCounter
 
 DEFAULT_ENCODING = "o200k_base"
 REFRESH_INTERVAL = 1.0
@@ -364,21 +366,30 @@ class Workspace:
         line_numbers: bool = False,
         changes: Changes | None = None,
         redact: bool = True,
+        should_stop: Callable[[], bool] | None = None,
     ) -> tuple[Plan, Rendered]:
         """Plan, render and fit a pack, measured with the real tokenizer.
 
         Every part of it is scanned for secrets: replaced by `[redacted: <kind>]` when
         `redact`, else left in; either way `Rendered.secrets` lists them.
+
+        Raises:
+            PackStopped: `should_stop` said to give up (checked before each count and read).
         """
         index = self.index
+        counter: TokenCounter = self.tokenizer
+        read: Callable[[str], str] = partial(self._texts.read, index)
+        if should_stop is not None:
+            counter = StoppableCounter(counter, should_stop)
+            read = stoppable_reader(read, should_stop)
         return engine.pack(
             ranking,
             index,
             budget,
             fmt,
-            counter=self.tokenizer,
+            counter=counter,
             session=session,
-            read_text=lambda path: self._texts.read(index, path),
+            read_text=read,
             line_numbers=line_numbers,
             instructions=self.tuning.instructions,
             changes=self.changes_section(changes, budget) if changes is not None else None,

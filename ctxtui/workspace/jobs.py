@@ -45,9 +45,18 @@ def rank_and_plan(
 
 
 def pack_job(
-    workspace: WorkspaceAPI, gate: ReadWriteGate, ranking: Ranking, choices: Choices
+    workspace: WorkspaceAPI,
+    gate: ReadWriteGate,
+    ranking: Ranking,
+    choices: Choices,
+    *,
+    should_stop: Callable[[], bool] | None = None,
 ) -> tuple[Plan, Rendered]:
-    """Render the pack exactly, fitted to the budget and measured with the real tokenizer."""
+    """Render the pack exactly, fitted to the budget and measured with the real tokenizer.
+
+    Raises:
+        PackStopped: `should_stop` said to give up.
+    """
     with gate.reading():
         session = choices.session(workspace.index)
         return workspace.pack(
@@ -58,6 +67,7 @@ def pack_job(
             line_numbers=choices.line_numbers,
             changes=choices.changes,
             redact=choices.redact,
+            should_stop=should_stop,
         )
 
 

@@ -163,6 +163,42 @@ async def test_a_level_is_packed_at_once_while_typed_keys_wait_for_a_pause(
         assert not meter.totals_text.startswith("≈")
 
 
+async def test_a_typed_keys_pack_is_made_ahead_and_shown_only_when_the_typing_pauses(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events_seen: list[str] = []
+    pack_job = ranking_module.jobs.pack_job
+    pause_reached = ranking_module.RankingScreen._pause_reached
+
+    def watched_pack_job(*args: Any, **kwargs: Any) -> Any:
+        events_seen.append("pack starts")
+        return pack_job(*args, **kwargs)
+
+    def watched_pause(self: Any, answer: Any) -> None:
+        if answer.query == "session":
+            events_seen.append("pause")
+        pause_reached(self, answer)
+
+    monkeypatch.setattr(ranking_module.jobs, "pack_job", watched_pack_job)
+    monkeypatch.setattr(ranking_module.RankingScreen, "_pause_reached", watched_pause)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        meter = screen.query_one(BudgetMeter)
+        await settle(pilot, "")
+        monkeypatch.setattr(ranking_module, "PACK_PAUSE", 3.0)  # a long pause, for the test
+        events_seen.clear()
+        set_question(app, "session")
+        await wait_until(pilot, lambda: screen._held is not None)  # made, and held back
+        assert screen._held.generation == screen._generation
+        assert events_seen == ["pack starts"]
+        assert screen.packed is not None and screen.packed[1].query == ""  # not shown yet
+        assert meter.totals_text.startswith("≈")
+        await settle(pilot, "session")
+        assert events_seen == ["pack starts", "pause"]  # shown at the pause, not packed again
+        assert not meter.totals_text.startswith("≈")
+
+
 async def test_rows_keep_their_places_while_pins_and_levels_are_set_in_the_list(
     long_repo: Path, app_factory: AppFactory
 ) -> None:

@@ -61,3 +61,24 @@ def test_another_budget_or_choice_is_planned_anew(workspace: Workspace) -> None:
     replanned = workspace.plan(ranking, 600, chosen)
     assert best not in {e.path for e in replanned.entries if e.level is not Level.OFF}
     assert replanned.entries == engine.plan(ranking, workspace.index, 600, chosen).entries
+
+
+def test_a_pack_told_to_stop_gives_up_and_one_never_told_is_unchanged(
+    workspace: Workspace,
+) -> None:
+    from ctxtui.workspace.stopping import PackStopped
+    from engine.model import Format
+
+    ranking = workspace.rank("compute the total of", Session(), complete=False)
+    plain = workspace.pack(ranking, 4000, Session(), Format.MARKDOWN)
+    asked: list[bool] = []
+
+    def after_three_steps() -> bool:  # a newer key arrives half-way through
+        asked.append(True)
+        return len(asked) > 3
+
+    with pytest.raises(PackStopped):
+        workspace.pack(ranking, 4000, Session(), Format.MARKDOWN, should_stop=after_three_steps)
+    assert len(asked) == 4  # it stopped at the first check after the signal
+    never = workspace.pack(ranking, 4000, Session(), Format.MARKDOWN, should_stop=lambda: False)
+    assert never[1].text == plain[1].text and never[0].entries == plain[0].entries
