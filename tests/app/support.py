@@ -9,10 +9,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.worker import WorkerState
 
 from ctxtui.app import CtxtuiApp
+from ctxtui.workspace import core as core_module
 
 SESSION_PY = '''"""User sessions: creation, refresh and expiry."""
 
@@ -198,3 +200,16 @@ async def settle(pilot: Pilot[Any], query: str | None = None) -> None:
 def notices(app: CtxtuiApp) -> list[str]:
     """The notifications currently held by the app."""
     return [notification.message for notification in app._notifications]
+
+
+def count_tokenizer_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """From now on, note the encoding of every tokenizer loaded, in the returned list."""
+    loaded: list[str] = []
+    load = core_module.engine.load_tokenizer
+
+    def counting_load(name: str = "o200k_base") -> Any:
+        loaded.append(name)
+        return load(name)
+
+    monkeypatch.setattr(core_module.engine, "load_tokenizer", counting_load)
+    return loaded

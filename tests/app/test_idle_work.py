@@ -17,14 +17,13 @@ from typing import Any
 
 import pytest
 
-from app.support import notices, settle, wait_until
+from app.support import count_tokenizer_loads, notices, settle, wait_until
 from ctxtui import collector
 from ctxtui.app import CtxtuiApp
 from ctxtui.screens import host as host_module
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace import Workspace
-from ctxtui.workspace import core as core_module
 
 AppFactory = Callable[..., CtxtuiApp]
 
@@ -79,14 +78,7 @@ async def test_a_warm_start_loads_the_other_encoding_before_the_checked_tree_sho
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     Workspace.open(small_repo)  # the index an earlier session saved
-    loaded: list[str] = []
-    load = core_module.engine.load_tokenizer
-
-    def counting_load(name: str = "o200k_base") -> Any:
-        loaded.append(name)
-        return load(name)
-
-    monkeypatch.setattr(core_module.engine, "load_tokenizer", counting_load)
+    loaded = count_tokenizer_loads(monkeypatch)
     app = app_factory(small_repo)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.main_screen

@@ -18,7 +18,7 @@ from conftest import make_repo
 from textual import events
 from textual.command import CommandPalette
 
-from app.support import REPO_FILES, notices, settle, wait_until
+from app.support import REPO_FILES, count_tokenizer_loads, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.commands import key_rows
 from ctxtui.screens import ranking as ranking_module
@@ -31,7 +31,6 @@ from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.widgets.ranked_row import describe_reasons
 from ctxtui.workspace import Workspace
-from ctxtui.workspace import core as core_module
 from engine.explain import Explanations
 from engine.model import Level
 from engine.rank import rank
@@ -429,14 +428,7 @@ async def test_the_other_encoding_loads_once_the_typing_pauses_and_e_uses_it(
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(ranking_module, "TOKENIZER_PAUSE", 0.01)
-    loaded: list[str] = []
-    load = core_module.engine.load_tokenizer
-
-    def counting_load(name: str = "o200k_base") -> Any:
-        loaded.append(name)
-        return load(name)
-
-    monkeypatch.setattr(core_module.engine, "load_tokenizer", counting_load)
+    loaded = count_tokenizer_loads(monkeypatch)
     app = app_factory(small_repo)
     async with app.run_test(size=(120, 36)) as pilot:
         set_question(app, "session")
