@@ -36,7 +36,12 @@ class SemanticWeights:
     rerank: int = 5
     """How many of the lexical ranking's best files are re-ranked (and must have vectors).
     5 and 10 tie on TUNED; 5 costs half the cold-cache embedding. (The side study's 50
-    was not measured on DEV: embedding 50 files a case did not fit the session.)"""
+    was not measured on DEV: embedding 50 files a case did not fit the session.) Session 6
+    measured the cost of a wider re-rank on all 227 DEV cases: each case's top 20 is 47.5k
+    chunks by file (27.9k distinct chunk texts: checkouts of one repository share most
+    chunks), the top 50 74.6k (41.1k); one thread at nice 19 beside the team's jobs (load
+    5-9) embedded 1.4-5 chunks a second, so the top 20 needs hours: 16 cases were done, too
+    few to choose on (scripts/semantic_eval.py loo)."""
     mix: float = 0.2
     """fused = (1 - mix) x lexical / best lexical + mix x the best chunk's cosine. 0.1, 0.2
     and 0.3 tie on TUNED (MRR 0.864); 0.2 is their middle (HELD 0.789, 0.789, 0.795);
