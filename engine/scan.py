@@ -21,7 +21,7 @@ import errno
 import os
 import stat
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 from engine.errors import ScanError
@@ -122,6 +122,8 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
     if walking is None:
         return None
     checking: subprocess.Popen[bytes] | None = None
+    tracked: list[str] | None
+    odd: Collection[str]  # tracked paths judged again whatever git says (see _tracked)
     try:
         git_index = index_identity(root) if memo_file is not None else None
         if git_index is not None:
@@ -148,7 +150,7 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
     listed = tracked + others
     if not listed:
         return listed
-    if any(p.endswith("/" + IGNORE_FILE) for p in others) or (memo and dirty is None):
+    if any(p.endswith("/" + IGNORE_FILE) for p in others) or (memo is not None and dirty is None):
         collector.reset()
         collector.judge_listed(listed, collector.read_listed_ignore_files(listed))
     elif memo is not None and dirty is not None:
