@@ -601,15 +601,23 @@ async def test_a_key_sent_right_after_tab_is_the_lists_and_after_escape_the_ques
         top = screen.query_one(FileList).highlighted_path
         # In one breath, as a fast typist's terminal sends them: the second key is queued
         # before the first is handled (Pilot.press would wait between the two).
+        # Each key travels as messages (app -> focused widget -> its action -> a request to
+        # the screen), so wait until one of the two outcomes shows, then check which: a
+        # single pause was not enough on a loaded machine.
+        question = screen.query_one(QueryBar)
         app.post_message(events.Key("tab", None))
         app.post_message(events.Key("o", "o"))
-        await pilot.pause()
-        assert screen.query_one(QueryBar).value == "session"  # no "o" added to the question
+        await wait_until(pilot, lambda: question.value != "session" or top in screen.overrides)
+        assert question.value == "session"  # no "o" added to the question
         assert screen.overrides.get(top) is Level.OUTLINE  # the list took it
         app.post_message(events.Key("escape", None))
         app.post_message(events.Key("s", "s"))
-        await pilot.pause()
-        assert screen.query_one(QueryBar).value == "sessions"
+        await wait_until(
+            pilot,
+            lambda: question.value != "session" or screen.overrides.get(top) is not Level.OUTLINE,
+        )
+        assert question.value == "sessions"
+        assert screen.overrides.get(top) is Level.OUTLINE  # not set to focused by the "s"
         app.post_message(events.Key("slash", "/"))  # in the question, a slash is typed
-        await pilot.pause()
-        assert screen.query_one(QueryBar).value == "sessions/"
+        await wait_until(pilot, lambda: question.value != "sessions")
+        assert question.value == "sessions/"
