@@ -20,7 +20,6 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.style import Style
 from textual.timer import Timer
-from textual.widgets import Footer
 
 from ctxtui import collector
 from ctxtui.messages import Answer, PackReady, PreviewReady, RankingReady
@@ -30,6 +29,7 @@ from ctxtui.screens.semantic import SemanticHook
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.index_status import IndexStatus
+from ctxtui.widgets.key_footer import KeyFooter
 from ctxtui.widgets.preview import Preview, words_to_mark
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace.notices import secret_reasons
@@ -108,7 +108,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
 
     def on_resize(self, event: events.Resize) -> None:
         """Fit the footer to the width: tighter spacing, and fewer keys listed when narrow."""
-        footer = self.query_one(Footer)
+        footer = self.query_one(KeyFooter)
         footer.compact = event.size.width < WIDE_FOOTER
         footer.show_command_palette = event.size.width >= PALETTE_IN_FOOTER
         self.refresh_bindings()
@@ -122,7 +122,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             yield FileList(id="file-list")
             yield Preview(id="preview")
         yield BudgetMeter(id="budget-meter")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         meter = self.query_one(BudgetMeter)

@@ -17,6 +17,7 @@ from ctxtui.commands import key_rows
 from ctxtui.screens.help import HelpScreen
 from ctxtui.screens.main import MainScreen
 from ctxtui.widgets.file_list import FileList
+from ctxtui.widgets.key_footer import KeyFooter
 from ctxtui.widgets.query_bar import QueryBar
 from engine.model import Level
 
@@ -129,3 +130,29 @@ async def test_the_footer_lists_whole_keys_that_work_where_they_are_shown(
     # in the question a letter (or + and -) is text: none is listed there
     assert not [key for key in question if len(key) == 1 or key in ("plus", "minus")]
     assert question["tab"][0].endswith("focus_list") and in_list["tab"][0] == "focus_query"
+
+
+async def test_a_burst_of_binding_changes_rebuilds_the_footer_once(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rebuilds: list[int] = []
+    recompose = KeyFooter.recompose
+
+    async def counted(self: KeyFooter) -> None:
+        rebuilds.append(len(rebuilds))
+        await recompose(self)
+
+    monkeypatch.setattr(KeyFooter, "recompose", counted)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        screen = app.screen
+        before = len(rebuilds)
+        for _ in range(4):  # a focus, a resize, the loading state, a list: in one breath
+            screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert len(rebuilds) == before + 1
+        await pilot.press("tab")  # the footer still follows the bindings
+        await wait_until(pilot, lambda: footer_entries(app).get("tab", ("",))[0] == "focus_query")
