@@ -88,16 +88,19 @@ class Tokenizer:
             # so byte offsets agree.
             text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
             data = text.encode("utf-8")
-        tokens = np.asarray(self._encoding.encode_ordinary(text), dtype=np.int64)
+        # encode_ordinary's tokens, straight into an array (no list of Python ints); with no
+        # special token disallowed, special-token text is ordinary text, as in encode_ordinary
+        tokens = self._encoding.encode_to_numpy(text, disallowed_special=())
         lengths = self._token_bytes[tokens]
         starts = np.cumsum(lengths) - lengths
         newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
-        line_starts = np.concatenate(([0], newlines + 1))[:lines]
-        # 1-based line of each token: how many line starts lie at or before its first byte.
-        token_lines = np.searchsorted(line_starts, starts, side="right")
-        per_line = np.bincount(token_lines, minlength=lines + 1)[: lines + 1]
-        per_line[0] = 0
-        return np.cumsum(per_line, dtype=np.int64)
+        # where each line's next line starts (the last line: the end of the text)
+        line_ends = np.append(newlines[: lines - 1] + 1, len(data))
+        # tokens of lines 1..i: those whose first byte lies before line i + 1 starts (one
+        # search per line, not one per token)
+        prefix = np.zeros(lines + 1, dtype=np.int64)
+        prefix[1:] = np.searchsorted(starts, line_ends, side="left")
+        return prefix
 
 
 def load_tokenizer(name: str = "o200k_base", data_dir: Path | None = None) -> Tokenizer:
