@@ -156,6 +156,10 @@ class TermNumbering:
     def count_identifiers(self, found: list[str]) -> Counter[int]:
         """Count the index words of identifiers already found (ids)."""
         self.learn(found)
+        return self.count_learned(found)
+
+    def count_learned(self, found: list[str]) -> Counter[int]:
+        """Count the index words of identifiers this numbering has all learned (ids)."""
         return Counter(chain.from_iterable(map(self.identifiers.__getitem__, found)))
 
     def learn(self, found: Iterable[str]) -> None:
@@ -272,6 +276,8 @@ def _with_units(
     found = file_identifiers(parsed, text, lines, header_last_lines(parsed))
     names = [decl.name for decl in parsed.declarations]
     docs = [decl.doc for decl in parsed.declarations if decl.doc]
+    if len(numbering.identifiers) > IDENTIFIER_CACHE_LIMIT:
+        numbering.identifiers.clear()  # here, so that the file's own stay until it is done
     numbering.learn(chain(found.everything, *map(identifiers, chain(names, docs))))
     units = numbered_units(parsed, found, numbering.identifiers)
     uses = import_uses(parsed, lines, found)
@@ -286,7 +292,8 @@ def describe(
     units: UnitWords[int],
 ) -> Analysis:
     """Everything the index stores of a parsed file, its words numbered by `numbering`;
-    `found` is every identifier of its text, in order."""
+    `found` is every identifier of its text, in order, all learned by `numbering`, as are
+    the identifiers of its declarations' names."""
     import numpy as np  # deliberate: numpy loads with the analysis
 
     from engine.model import FIELDS
@@ -300,8 +307,6 @@ def describe(
     )
     from engine.units import encode_import_uses
 
-    if len(numbering.identifiers) > IDENTIFIER_CACHE_LIMIT:
-        numbering.identifiers.clear()
     folder, _, name = parsed.path.rpartition("/")
     stem_name = name.split(".", 1)[0] if not name.startswith(".") else name
     exported = [d.name for d in parsed.declarations if d.exported]
@@ -312,7 +317,7 @@ def describe(
         "exported": numbering.count(exported),
         "declarations": numbering.count(others),
         "docs": numbering.count(d.doc for d in parsed.declarations if d.doc),
-        "body": numbering.count_identifiers(found),
+        "body": numbering.count_learned(found),  # learned by _with_units: not again
     }
     columns = [fields[f] for f in FIELDS]
     rows = sum(len(c) for c in columns)
