@@ -228,7 +228,13 @@ def test_a_keystroke_that_asks_what_the_last_one_asked_gets_its_files(
     ]
 
 
-def test_another_choice_or_a_complete_question_is_ranked_anew(carts: Index) -> None:
+def test_another_choice_or_a_complete_question_is_ranked_anew(
+    carts: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Fresh memories: what earlier tests left in the shared ones (a full memory forgets all
+    # at once) must not decide whether the third ranking below is still kept.
+    monkeypatch.setattr(rank_module, "_TYPED", ArrayMemo(rank_module.RANKINGS_KEPT))
+    monkeypatch.setattr(rank_module, "_TYPED_SCORES", ArrayMemo(rank_module.RANKINGS_KEPT))
     typed = rank(carts, "cart total of", complete=False)
     session = Session(pinned=frozenset({"docs/carts.md"}))
     pinned = rank(carts, "cart total of", session, complete=False)
