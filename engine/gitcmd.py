@@ -78,10 +78,14 @@ def start_git(root: str | Path, *args: str) -> subprocess.Popen[bytes] | None:
         return None
 
 
-def finish_git(process: subprocess.Popen[bytes]) -> bytes | None:
-    """Stdout of a started git command once it ends; None when it failed."""
-    stdout, _ = process.communicate()
-    return stdout if process.returncode == 0 else None
+def finish_git(process: subprocess.Popen[bytes], *, silent: bool = False) -> bytes | None:
+    """Stdout of a started git command once it ends; None when it failed, or, when `silent`
+    is asked for, when it said anything on stderr (`git diff-files` reports a file it cannot
+    stat, e.g. in a folder it may not enter, on stderr, leaves it out and still succeeds)."""
+    stdout, stderr = process.communicate()
+    if process.returncode != 0 or (silent and stderr.strip()):
+        return None
+    return stdout
 
 
 def git_output(root: str | Path, *args: str) -> bytes | None:

@@ -33,6 +33,7 @@ from engine.scan_memo import (
     SURE_MODES,
     ScanMemo,
     index_identity,
+    index_path,
     load_memo,
     make_memo,
     rules_identity,
@@ -125,7 +126,8 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
     tracked: list[str] | None
     odd: Collection[str]  # tracked paths judged again whatever git says (see _tracked)
     try:
-        git_index = index_identity(root) if memo_file is not None else None
+        where = index_path(root) if memo_file is not None else None
+        git_index = index_identity(where) if where is not None else None
         if git_index is not None:
             checking = start_git(root, *filter_safety(root), *STAT_CHECK)
         memo = load_memo(memo_file, root, git_index) if memo_file and git_index else None
@@ -137,12 +139,20 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
             if tracked:
                 collector.judge_listed(tracked, collector.read_listed_ignore_files(tracked))
         untracked = _paths(finish_git(walking))
-        dirty = _paths(finish_git(checking)) if checking is not None else None
+        # a file diff-files could not stat is missing from its list: then it vouches for none
+        dirty = _paths(finish_git(checking, silent=True)) if checking is not None else None
     finally:
         for process in (walking, checking):
             if process is not None and process.poll() is None:  # judging failed: no git left
                 process.kill()
                 process.wait()
+    moved = where is not None and git_index is not None and index_identity(where) != git_index
+    if moved:
+        # A git command (checkout, add, commit, stash) rewrote the index during the scan: the
+        # memo, the listing and diff-files may each have seen another one. Judge everything
+        # from a fresh listing, and save no memo.
+        tracked, odd = _tracked(git_output(root, "ls-files", "-s", "-v", "-z"))
+        memo, dirty, git_index = None, None, None
     if untracked is None or tracked is None:
         return None
     known = set(tracked)
@@ -150,7 +160,11 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
     listed = tracked + others
     if not listed:
         return listed
-    if any(p.endswith("/" + IGNORE_FILE) for p in others) or (memo is not None and dirty is None):
+    if (
+        moved
+        or any(p.endswith("/" + IGNORE_FILE) for p in others)
+        or (memo is not None and dirty is None)
+    ):
         collector.reset()
         collector.judge_listed(listed, collector.read_listed_ignore_files(listed))
     elif memo is not None and dirty is not None:

@@ -5,12 +5,12 @@ on 88,000). Git already knows which tracked files changed: `git diff-files` comp
 with the stat data of the git index, in C, on every core. So a scan saves what it decided for
 each tracked file beside the identity of the git index it saw (its size, inode, mtime and
 checksum, which cover every entry's stat data and blob id). While the git index is the same
-and the rules are the same (options and `.ctxtuiignore` texts), a tracked file git finds
-stat-clean has the very stat it had then, so its verdict stands; the others (stat-dirty,
-untracked, links, submodules, unmerged or flagged entries) are judged again. The memo is one
-small binary file in the repository's cache folder (a JSON header, then the paths and four
-number columns, read in milliseconds), written atomically; one that cannot be read is ignored
-(the scan then judges everything, as before).
+and the rules are the same (options, `.ctxtuiignore` texts and the code that judges a file),
+a tracked file git finds stat-clean has the very stat it had then, so its verdict stands; the
+others (stat-dirty, untracked, links, submodules, unmerged or flagged entries) are judged
+again. The memo is one small binary file in the repository's cache folder (a JSON header, then
+the paths and four number columns, read in milliseconds), written atomically; one that cannot
+be read is ignored (the scan then judges everything, as before).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import tempfile
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from importlib.util import find_spec
 from pathlib import Path
 
 from engine.gitcmd import git_output
@@ -42,14 +44,16 @@ since what it points at can change while its own entry stays clean."""
 _KEPT, _SKIPPED, _NOTHING = 1, 2, 0
 
 
-def index_identity(root: str) -> str | None:
-    """The identity of the git index of the repository at `root`: its size, inode, mtime and
-    trailing checksum (git renames a new index into place, so any change shows). None when it
-    cannot be read (no git, no index yet)."""
+def index_path(root: str) -> str | None:
+    """Where the git index of the repository at `root` is; None outside git."""
     found = git_output(root, "rev-parse", "--git-path", "index")
-    if not found:
-        return None
-    path = os.path.join(root, os.fsdecode(found.strip()))
+    return os.path.join(root, os.fsdecode(found.strip())) if found else None
+
+
+def index_identity(path: str) -> str | None:
+    """The identity of the git index at `path` (`index_path`): its size, inode, mtime and
+    trailing checksum (git renames a new index into place, so any change shows). None when it
+    cannot be read (no index yet)."""
     try:
         with open(path, "rb") as handle:
             st = os.fstat(handle.fileno())
@@ -65,10 +69,38 @@ def index_identity(root: str) -> str | None:
     return f"{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{tail.hex()}"
 
 
+JUDGING_MODULES = (
+    "engine.scan",
+    "engine.scan_memo",
+    "engine.skip_rules",
+    "engine.ignore",
+    "engine.parse.languages",
+)
+"""The modules whose code decides a file's verdict (skip rules, languages, ignore syntax)."""
+
+
+@cache
+def code_identity() -> bytes:
+    """A digest of the source of JUDGING_MODULES: a memo saved by other code (an upgrade, or
+    two installed versions sharing one cache) never lends its verdicts, though the git index
+    may not change for days. Read once a process (five files, well under a millisecond)."""
+    digest = hashlib.sha1()
+    for name in JUDGING_MODULES:
+        spec = find_spec(name)
+        where = spec.origin if spec is not None else None
+        try:
+            digest.update(Path(where).read_bytes() if where else name.encode())
+        except OSError:
+            digest.update(b"unreadable " + name.encode())
+    return digest.digest()
+
+
 def rules_identity(options: ScanOptions, ignore_texts: Sequence[tuple[str, str]]) -> str:
-    """A digest of everything besides a file's own stat that decides its verdict: the scan
-    options and each `.ctxtuiignore` (path and text)."""
-    digest = hashlib.sha1(repr(options).encode("utf-8", "surrogateescape"))
+    """A digest of everything besides a file's own stat that decides its verdict: the code
+    that judges (code_identity), the scan options and each `.ctxtuiignore` (path and
+    text)."""
+    digest = hashlib.sha1(code_identity())
+    digest.update(repr(options).encode("utf-8", "surrogateescape"))
     for path, text in ignore_texts:
         digest.update(b"\0" + path.encode("utf-8", "surrogateescape"))
         digest.update(b"\0" + text.encode("utf-8", "surrogateescape"))

@@ -3,18 +3,24 @@ notices every edit, addition, deletion, rename, new ignore rule and broken git."
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import make_repo
 
+from engine.gitcmd import finish_git
 from engine.indexer import build_index
 from engine.model import ScanOptions, SkipReason
 from engine.scan import scan
 from engine.scan_memo import MEMO_FILE
+
+scan_module = importlib.import_module("engine.scan")  # `engine.scan` is also a function
+scan_memo_module = importlib.import_module("engine.scan_memo")
 
 TREE: dict[str, str | bytes] = {
     ".gitignore": "*.log\n",
@@ -295,3 +301,79 @@ def test_build_index_keeps_the_memo_in_the_cache_folder_and_sees_edits(tmp_path:
     assert names == ["renamed_helper"]
 
 
+
+
+def test_a_git_command_that_rewrites_the_index_mid_scan_leaves_no_stale_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    edited = root / "lib/util.py"
+    edited.write_text("def helper():\n    return 'a longer body now'\n", encoding="utf-8")
+    later(edited)
+    real = scan_module.start_git
+
+    def add_first(where: str | Path, *args: str) -> Any:
+        # `git add` lands just before diff-files reads the index: it then finds the edited
+        # file clean, though the memo was made for the index before the edit
+        if "diff-files" in args:
+            git(root, "add", "lib/util.py")
+        return real(where, *args)
+
+    monkeypatch.setattr(scan_module, "start_git", add_first)
+    remembered = scan(root, memo_file=memo)
+    monkeypatch.setattr(scan_module, "start_git", real)
+    assert remembered == scan(root)
+    size = {f.path: f.size for f in remembered.files}["lib/util.py"]
+    assert size == edited.stat().st_size
+
+
+def test_a_file_diff_files_could_not_stat_is_judged_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    edited = root / "lib/util.py"
+    edited.write_text("def helper():\n    return 'a longer body now'\n", encoding="utf-8")
+    later(edited)
+    real = scan_module.finish_git
+
+    def as_if_unreadable(process: Any, *, silent: bool = False) -> bytes | None:
+        # git's answer for a folder it may not enter (root may enter any, so it is acted):
+        # "lib/util.py: Permission denied" on stderr, the path left out, exit status 0
+        stdout = real(process)
+        if stdout is None or "diff-files" not in process.args:
+            return stdout
+        return None if silent else stdout.replace(b"lib/util.py\0", b"")
+
+    monkeypatch.setattr(scan_module, "finish_git", as_if_unreadable)
+    remembered = scan(root, memo_file=memo)
+    monkeypatch.setattr(scan_module, "finish_git", real)
+    assert remembered == scan(root)
+
+
+def test_a_memo_made_by_other_code_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(tmp_path)
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(root, memo_file=memo)
+    # another release (or another installed copy sharing the cache) judges files its own way
+    monkeypatch.setattr(scan_memo_module, "code_identity", lambda: b"other code")
+    seen = lstat_counter(monkeypatch, root)
+    assert scan(root, memo_file=memo) == scan(root)
+    assert "app.py" in {Path(p).name for p in seen}  # judged anew, not taken from the memo
+
+
+def test_finish_git_when_silent_refuses_an_answer_with_complaints() -> None:
+    def run() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            ["sh", "-c", "printf 'a.py\\0'; echo 'b.py: Permission denied' >&2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    assert finish_git(run()) == b"a.py\0"
+    assert finish_git(run(), silent=True) is None
