@@ -38,10 +38,11 @@ _WHOLE_LINK_DEFINITION = re.compile(
 )
 """A link reference definition on one line (label, destination, optional title)."""
 _UNSURE = re.compile(
-    r"^[ \t]*\||^ *\t|\r(?!\n)|^ {0,3}\|?[ \t]*:?-+:?[ \t]*\|", re.MULTILINE
+    r"^[ \t]*\||^ *\t|\r(?!\n)|^ {0,3}\|?[ \t]*:?-+:?[ \t]*\||\ufeff|\x00", re.MULTILINE
 )
-"""A file with any of these is left to tree-sitter: tables (a row starting with `|`, or a delimiter row), a tab in a line's indentation,
-a bare carriage return."""
+"""A file with any of these is left to tree-sitter: tables (a row starting with `|`, or a
+delimiter row), a tab in a line's indentation, a bare carriage return, a byte order mark (a
+README saved by a Windows editor: tree-sitter still reads its first heading) or a NUL."""
 _HTML_ENDS = {  # CommonMark's HTML blocks 1-5: what closes each
     "script": re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE),
     "comment": re.compile(r"-->"),

@@ -75,6 +75,8 @@ HANDED_BACK = {
     "a heading inside a list item": "# A\n\n1. a\n\n   # inside\n",
     "a heading opening a list item": "# A\n\n- # item\n",
     "a heading inside a block quote": "# A\n\n> # quoted\n",
+    "a byte order mark": "\ufeff# Title\n\nIntro text.\n\n## Usage\n\nRun it.\n",
+    "a NUL": "# A\x00 text\n\nx\n",
 }
 
 
