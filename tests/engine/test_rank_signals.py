@@ -5,6 +5,7 @@ without that signal, so a test fails when the signal stops working."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from conftest import make_repo
@@ -224,3 +225,32 @@ def test_a_huge_file_whose_one_method_holds_the_question_keeps_its_score(builder
     damped = rank(builder, question, weights=small)
     assert paths(damped)[0] == "cli/command.py"
     assert damped.files[0].score == pytest.approx(off.files[0].score)
+
+
+def test_a_huge_file_the_question_names_keeps_its_score(builder: Index) -> None:
+    question = "cli/command.py: skip the options tag in the usage if the help or version action"
+    tokens = builder.files[builder.path_ids["cli/command.py"]].tokens
+    small = dataclasses.replace(DEFAULT_WEIGHTS, scattered_tokens=tokens // 2)
+    off = rank(builder, question, weights=dataclasses.replace(small, scattered_tokens=0))
+    named = rank(builder, question, weights=small)
+    assert paths(named)[0] == "cli/command.py"
+    assert named.files[0].score == pytest.approx(off.files[0].score)
+
+
+def test_a_huge_file_without_declarations_is_not_damped(tmp_path: Path) -> None:
+    words = ("replication", "heartbeat", "leader", "election", "quorum", "lease")
+    rows = [f"-- step {i}: the {words[i % 6]} table keeps row {i}\n" for i in range(600)]
+    files: dict[str, str | bytes] = {
+        "docs/spec.sql": "".join(rows),
+        "notes.sql": "-- the leader sends a heartbeat\n",
+        **{f"other_{i}.py": f"def other_{i}(v):\n    return v + {i}\n" for i in range(6)},
+    }
+    index = index_repo(make_repo(tmp_path / "r", files))[0]
+    spec = index.files[index.path_ids["docs/spec.sql"]]
+    assert not spec.declarations
+    question = "replication heartbeat leader election"
+    small = dataclasses.replace(DEFAULT_WEIGHTS, scattered_tokens=spec.tokens // 2)
+    off = rank(index, question, weights=dataclasses.replace(small, scattered_tokens=0))
+    kept = rank(index, question, weights=small)
+    assert paths(kept)[0] == paths(off)[0] == "docs/spec.sql"
+    assert kept.files[0].score == pytest.approx(off.files[0].score)
