@@ -21,10 +21,15 @@ garbage a key (textual, `bench --app`: peak RSS 203 MB with Python's default, 23
 count."""
 
 
-def settle() -> None:
+def settle(*, collect: bool = False) -> None:
     """Keep every object alive now out of all later collections (they are still freed by
     their reference counts; only a reference cycle among them would outlive its use, and the
-    index and the tokenizers hold none). Called once a large long-lived structure is built."""
+    index and the tokenizers hold none). Called once a large long-lived structure is built.
+
+    Cyclic garbage alive at that moment would be kept for good: with `collect` (where the
+    person is idle, e.g. after a re-index the idle check started), a full collection first."""
+    if collect:
+        gc.collect()
     gc.freeze()
 
 

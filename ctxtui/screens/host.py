@@ -432,7 +432,7 @@ class WorkspaceHost(Screen[None]):
         wait = max(REFRESH_INTERVAL, REFRESH_COST_FACTOR * message.seconds)
         self._next_refresh = time.monotonic() + wait
         if message.changed:
-            collector.settle()
+            collector.settle(collect=True)  # off the typing path: an idle check, focus-in or r
             self.notify("Re-indexed the files changed on disk.", timeout=2)
             self.request_changes()
         elif not message.automatic:
