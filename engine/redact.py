@@ -143,11 +143,12 @@ PLACEHOLDER = re.compile(r"example|^(.)\1*$|(.)\2{7,}", re.IGNORECASE)
 (`ghp_xxxxxxxx...`, `********`); no random token repeats a character eight times running."""
 
 KEYWORD_VALUE = re.compile(
-    r"[^a-z0-9]*(?:password|passwd|pass|pwd|secret|token|api_?key|key|changeme|none|null)"
-    r"[^a-z0-9]*",
+    r"[^a-z0-9]*(?:password|passwd|pass|pwd|secret|token|api_?key|key|changeme|none|null|"
+    r"user_?name|user|login|e_?mail)[^a-z0-9]*",
     re.IGNORECASE,
 )
-"""A keyword's value that is a keyword itself (`password == 'secret-' + user`)."""
+"""A keyword's value that is a keyword itself (`password == 'secret-' + user`), or names the
+other credential field (hono: `const usernamePasswordInOptions = 'username' in options`)."""
 
 IDENTIFIER = re.compile(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
 """A keyword's value that is a name in code (`"password_confirmation"`, `"bearerToken"`)."""
@@ -465,9 +466,9 @@ class SecretScanner:
         for value in detector.analyze_string(line, denylist_regex_to_group=rules):
             if not value or self._is_placeholder(value, line):
                 continue
-            at = line.find(value, hit.start() - line_start)
+            at = _standalone(line, value, hit.start() - line_start)
             if at < 0:
-                at = line.find(value)
+                at = _standalone(line, value, 0)
             if at >= 0:
                 kind = "password" if PASSWORD_WORDS.search(line[:at]) else "secret"
                 yield Finding(kind, line_start + at, line_start + at + len(value))
@@ -487,6 +488,13 @@ class SecretScanner:
             or KEYWORD_VALUE.fullmatch(value)
             or len(value) < 4
         )
+
+
+def _standalone(line: str, value: str, start: int) -> int:
+    """Where `value` first stands on its own in `line` from `start` (not inside a longer
+    name: the value `user` is not the start of `username`), or -1."""
+    found = re.search(rf"(?<![\w$]){re.escape(value)}(?![\w$])", line[start:])
+    return start + found.start() if found is not None else -1
 
 
 def _load_detectors() -> tuple[_Detector, ...]:

@@ -178,3 +178,14 @@ def test_scanner_offsets_line_up_with_the_text() -> None:
     redacted, findings = SecretScanner().redact(text, "x.py")
     assert [text[f.start : f.end] for f in findings] == [GH_TOKEN, AWS_KEY]
     assert redacted == 'a = 1\nkey = "[redacted: GitHub token]"  # and [redacted: AWS access key]\n'
+
+
+def test_a_keyword_value_is_redacted_where_it_stands_not_inside_a_name() -> None:
+    scanner = SecretScanner()
+    hono = "  const usernamePasswordInOptions = 'username' in options && 'password' in options\n"
+    assert scanner.redact(hono, "src/middleware/basic-auth/index.ts") == (hono, ())
+    # the value also spelled inside the name before it: the name stays, the value goes
+    text = "const secretQ7wz9Px = 'Q7wz9Px' || apiKeyQ7wz9PxHolder\n"
+    redacted, findings = scanner.redact(text, "a.ts")
+    assert [(f.start, text[f.start : f.end]) for f in findings] == [(23, "Q7wz9Px")]
+    assert redacted == "const secretQ7wz9Px = '[redacted: secret]' || apiKeyQ7wz9PxHolder\n"
