@@ -61,6 +61,12 @@ PALETTE_IN_FOOTER = 90
 """From this many columns the footer also lists ctrl+p (it works at any width; the help says so)."""
 NO_MATCH_PAUSE = 1.5
 """Seconds a question must match nothing before a notification says so."""
+FRAME_PERIOD = 1 / 120
+"""Least seconds between two frames of this screen (Textual's default is 1/60). A key paints
+twice: the question's echo at once, its ranked list some 20 ms later; at 60 frames a second
+the list's frame waited for the next slot after the echo's, 14 ms of a 50 ms key -> list
+median (issue 7). Frames are still painted only when something changed, each costs what it
+did, and a paint takes longer than this period, so the cap rarely binds."""
 LOADING_TEXT = "Indexing… type your question now: the files are ranked the moment it is ready."
 
 
@@ -103,6 +109,17 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         """Generation on which the typing paused: its exact pack is shown as it comes."""
         self._held: PackReady | None = None
         """An exact pack made ahead of the pause, shown when the typing pauses."""
+        self._frame_timer: Timer | None = None
+
+    @property
+    def _update_timer(self) -> Timer:
+        """Textual's frame timer for this screen, at FRAME_PERIOD instead of 1/60 s. (Textual
+        is pinned to an exact release: Screen reads its timer only through this property.)"""
+        if self._frame_timer is None:
+            self._frame_timer = self.set_interval(
+                FRAME_PERIOD, self._on_timer_update, name="screen_update", pause=True
+            )
+        return self._frame_timer
 
     # ------------------------------------------------------------------ layout
 
