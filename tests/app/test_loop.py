@@ -621,3 +621,19 @@ async def test_a_key_sent_right_after_tab_is_the_lists_and_after_escape_the_ques
         app.post_message(events.Key("slash", "/"))  # in the question, a slash is typed
         await wait_until(pilot, lambda: question.value != "sessions")
         assert question.value == "sessions/"
+
+
+async def test_the_ranking_screen_paints_at_its_own_frame_rate(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # A key's list frame follows its echo by ~20 ms; at Textual's 60 frames a second it waited
+    # for the next slot. The screen's frame timer runs at FRAME_PERIOD; this fails if a Textual
+    # release stops reading the timer through the property the screen overrides.
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        timer = app.main_screen._update_timer
+        assert timer._interval == pytest.approx(ranking_module.FRAME_PERIOD)
+        assert ranking_module.FRAME_PERIOD < 1 / 60
+        assert [t for t in app.main_screen._timers if t.name == "screen_update"] == [timer]
