@@ -301,17 +301,21 @@ def test_build_index_keeps_the_memo_in_the_cache_folder_and_sees_edits(tmp_path:
     assert names == ["renamed_helper"]
 
 
-
-
-def test_a_git_command_that_rewrites_the_index_mid_scan_leaves_no_stale_verdict(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def memo_then_edit(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A repository scanned with a memo, then lib/util.py edited (new size, a moment later)."""
     root = repo(tmp_path)
     memo = tmp_path / "cache" / MEMO_FILE
     scan(root, memo_file=memo)
     edited = root / "lib/util.py"
     edited.write_text("def helper():\n    return 'a longer body now'\n", encoding="utf-8")
     later(edited)
+    return root, memo, edited
+
+
+def test_a_git_command_that_rewrites_the_index_mid_scan_leaves_no_stale_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, memo, edited = memo_then_edit(tmp_path)
     real = scan_module.start_git
 
     def add_first(where: str | Path, *args: str) -> Any:
@@ -332,12 +336,7 @@ def test_a_git_command_that_rewrites_the_index_mid_scan_leaves_no_stale_verdict(
 def test_a_file_diff_files_could_not_stat_is_judged_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = repo(tmp_path)
-    memo = tmp_path / "cache" / MEMO_FILE
-    scan(root, memo_file=memo)
-    edited = root / "lib/util.py"
-    edited.write_text("def helper():\n    return 'a longer body now'\n", encoding="utf-8")
-    later(edited)
+    root, memo, _edited = memo_then_edit(tmp_path)
     real = scan_module.finish_git
 
     def as_if_unreadable(process: Any, *, silent: bool = False) -> bytes | None:
