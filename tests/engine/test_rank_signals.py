@@ -217,24 +217,24 @@ def test_a_huge_file_matching_the_question_in_scattered_methods_yields(builder: 
     assert paths(rank(builder, question))[0] == "cli/command.py"  # far below 25k tokens
 
 
-def test_a_huge_file_whose_one_method_holds_the_question_keeps_its_score(builder: Index) -> None:
-    question = "set_template_7: set the template of the command"
+KEPT_WHOLE = {
+    "one method holds the question": "set_template_7: set the template of the command",
+    "the question names the file": (
+        "cli/command.py: skip the options tag in the usage if the help or version action"
+    ),
+}
+
+
+@pytest.mark.parametrize("question", KEPT_WHOLE.values(), ids=KEPT_WHOLE.keys())
+def test_a_huge_file_keeps_its_score_when_its_matches_are_not_scattered_or_it_is_named(
+    builder: Index, question: str
+) -> None:
     tokens = builder.files[builder.path_ids["cli/command.py"]].tokens
     small = dataclasses.replace(DEFAULT_WEIGHTS, scattered_tokens=tokens // 2)
     off = rank(builder, question, weights=dataclasses.replace(small, scattered_tokens=0))
-    damped = rank(builder, question, weights=small)
-    assert paths(damped)[0] == "cli/command.py"
-    assert damped.files[0].score == pytest.approx(off.files[0].score)
-
-
-def test_a_huge_file_the_question_names_keeps_its_score(builder: Index) -> None:
-    question = "cli/command.py: skip the options tag in the usage if the help or version action"
-    tokens = builder.files[builder.path_ids["cli/command.py"]].tokens
-    small = dataclasses.replace(DEFAULT_WEIGHTS, scattered_tokens=tokens // 2)
-    off = rank(builder, question, weights=dataclasses.replace(small, scattered_tokens=0))
-    named = rank(builder, question, weights=small)
-    assert paths(named)[0] == "cli/command.py"
-    assert named.files[0].score == pytest.approx(off.files[0].score)
+    kept = rank(builder, question, weights=small)
+    assert paths(kept)[0] == "cli/command.py"
+    assert kept.files[0].score == pytest.approx(off.files[0].score)
 
 
 def test_a_huge_file_without_declarations_is_not_damped(tmp_path: Path) -> None:
