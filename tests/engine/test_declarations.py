@@ -128,6 +128,31 @@ def test_a_short_function_holding_a_match_is_kept_whole_in_its_stead(tmp_path: P
     assert _names(index, "app.py", matched) == ["find_error_handler"]
 
 
+def test_a_long_function_that_answers_better_than_its_closure_is_kept(tmp_path: Path) -> None:
+    # hono's cors middleware: a 90-line function holding a small `set` closure; dropping the
+    # function for the closure left the view to the options type that shares one word
+    filler = "".join(f"    allowed_{n} = options.get('allow_{n}')\n" for n in range(90))
+    text = (
+        "class CorsOptions:\n"
+        "    origin: str\n"
+        "    allow_headers: list\n"
+        "\n"
+        "\n"
+        "def cors(options):\n"
+        '    """The cors middleware: set the headers of every response."""\n'
+        f"{filler}"
+        "    def set(key, value):\n"
+        "        response.headers[key] = value\n"
+        "    set('Access-Control-Allow-Origin', options.origin)\n"
+        "    set('Access-Control-Allow-Headers', options.allow_headers)\n"
+    )
+    index = index_repo(make_repo(tmp_path / "repo", {"cors.py": text}))[0]
+    file_id = index.path_ids["cors.py"]
+    terms = [(_term(index, w), 1.0) for w in ("cors", "middleware", "set", "headers")]
+    matched = match_declarations(index, terms, [file_id])[file_id]
+    assert _names(index, "cors.py", matched)[0] == "cors"
+
+
 # --------------------------------------------------------------------------- own lines, imports
 
 
