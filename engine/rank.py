@@ -19,7 +19,7 @@ from engine.index import bm25f_term, idf
 from engine.memo import ArrayMemo
 from engine.model import Index, Intent, RankedFile, Ranking, Session
 from engine.query import QueryAnalysis, QueryWeights, analyse_query
-from engine.relevance import TermWeights, best_declaration_share
+from engine.relevance import best_declaration_share
 from engine.roles import Role
 from engine.tables import Deferred, FileTable
 from engine.templates import without_template_lines
@@ -380,7 +380,8 @@ def _damp_scattered(
     term_weight = np.array([t.weight for t in analysis.terms]) * idf(
         (ptr[ids + 1] - ptr[ids]).astype(np.float64), len(index.files)
     )
-    by_term = TermWeights.of_terms(ids, term_weight, len(ptr))
+    by_term = np.zeros(len(ptr), dtype=np.float64)
+    np.add.at(by_term, ids, term_weight)
     whole = np.zeros(len(huge), dtype=np.float64)
     for term_id, value in zip(ids.tolist(), term_weight.tolist(), strict=True):
         docs = per_term[term_id].docs

@@ -11,12 +11,10 @@ files' declarations, so it runs on every keystroke for the files a ranking retur
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.memo import ArrayMemo
 from engine.model import DeclKind, Index
 from engine.tables import Span, declaration_spans
 
@@ -155,14 +153,15 @@ def score_declarations(
         return {}
     ids = np.array([t for t, _ in terms], dtype=np.int64)
     ptr = index.postings.ptr
+    query = np.zeros(len(ptr), dtype=np.float64)
     document_frequency = (ptr[ids + 1] - ptr[ids]).astype(np.float64)
     term_weight = np.array([w for _, w in terms]) * idf(document_frequency, len(index.files))
-    query = TermWeights.of_terms(ids, term_weight, len(ptr))
-    total = query.total()
+    np.add.at(query, ids, term_weight)
+    total = float(query.sum())
     # sorted(set()), not np.unique: that one imports numpy.ma on first use (50-120 ms)
     wanted = np.array(sorted(set(files)), dtype=np.int64)
     rows = _rows_of_files(units.file_ptr, units.row_ptr, wanted)
-    row_weight = query.of(units.terms[rows])
+    row_weight = query[units.terms[rows]]
     hit = np.flatnonzero(row_weight > 0)
     if len(hit) == 0 or total <= 0:
         return {}
@@ -170,7 +169,7 @@ def score_declarations(
     unit = np.searchsorted(units.row_ptr, rows, side="right") - 1
     tf = units.tf[rows].astype(np.float64)
     length = units.length
-    average = _AVERAGE_LENGTHS.get(length, None, lambda: float(length.mean()) or 1.0)
+    average = float(length.mean()) or 1.0
     norm = 1.0 - weights.b + weights.b * length[unit] / average
     name_w, header_w, body_w = weights.field_weights
     weighted = name_w * tf[:, 0] + header_w * tf[:, 1] + body_w * tf[:, 2] / norm
@@ -188,11 +187,11 @@ def score_declarations(
 
 
 def best_declaration_share(
-    index: Index, weights: TermWeights, files: npt.NDArray[np.int64]
+    index: Index, weights: npt.NDArray[np.float64], files: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.float64]:
     """Per file of `files` (sorted ids), the most question weight one declaration holds on
-    its own words: the sum of `weights` over its distinct words; 0 for a file with no
-    declaration that has a word of the question."""
+    its own words: the sum of `weights` (indexed by term id) over its distinct words; 0 for a
+    file with no declaration that has a word of the question."""
     import numpy as np  # deliberate: see score_declarations
 
     best = np.zeros(len(files), dtype=np.float64)
@@ -200,7 +199,7 @@ def best_declaration_share(
     if units is None or len(units.terms) == 0 or len(files) == 0:
         return best
     rows = _rows_of_files(units.file_ptr, units.row_ptr, files)
-    row_weight = weights.of(units.terms[rows])
+    row_weight = weights[units.terms[rows]]
     hit = np.flatnonzero(row_weight > 0)
     if len(hit) == 0:
         return best
@@ -228,87 +227,3 @@ def _rows_of_files(
         return np.zeros(0, dtype=np.int64)
     shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
     return shift + np.arange(total, dtype=np.int64)
-
-
-_AVERAGE_LENGTHS: ArrayMemo[float] = ArrayMemo()
-"""The mean declaration length of each index (a pass over 126,796 of them on the 15,695-file
-tree took 0.3-0.6 ms of every keystroke)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TermWeights:
-    """The question's weight of each word of the vocabulary, held as its few nonzero entries.
-
-    The vector over the whole vocabulary (330,000 words on the 15,695-file tree) cost a
-    millisecond a keystroke to fill with zeros and add up. These give exactly its numbers:
-    the same sums per word, and its total added up in the order numpy adds up the vector.
-    """
-
-    ids: npt.NDArray[np.int64]
-    """The words with a weight, ascending."""
-    values: npt.NDArray[np.float64]
-    """Their weights."""
-    vocabulary: int
-    """Length of the vector they stand for."""
-
-    @classmethod
-    def of_terms(
-        cls, ids: npt.NDArray[np.int64], weights: npt.NDArray[np.float64], vocabulary: int
-    ) -> TermWeights:
-        """The vector `np.add.at(np.zeros(vocabulary), ids, weights)` would make (a word
-        given twice gets its weights added in the order given, as add.at adds them)."""
-        import numpy as np  # deliberate: see score_declarations
-
-        distinct = np.array(sorted(set(ids.tolist())), dtype=np.int64)
-        values = np.zeros(len(distinct), dtype=np.float64)
-        np.add.at(values, np.searchsorted(distinct, ids), weights)
-        return cls(distinct, values, vocabulary)
-
-    def of(self, term_ids: npt.NDArray[np.integer]) -> npt.NDArray[np.float64]:
-        """The weight of each of `term_ids` (0 for a word not in the question)."""
-        import numpy as np  # deliberate: see score_declarations
-
-        if len(self.ids) == 0:
-            return np.zeros(len(term_ids), dtype=np.float64)
-        at = np.searchsorted(self.ids, term_ids)
-        at[at == len(self.ids)] = 0
-        return np.where(self.ids[at] == term_ids, self.values[at], 0.0)
-
-    def total(self) -> float:
-        """The sum of the vector, bit for bit as `vector.sum()` gives it: numpy adds a float
-        vector pairwise (halves cut at multiples of 8 down to blocks of at most 128, each
-        added in 8 interleaved running sums, then those pairwise, then its last n % 8 one by
-        one; under 8 one by one), and zeros add nothing, so only the tree over the nonzero
-        entries matters. A test checks this against numpy on random vectors."""
-        return _pairwise(self.ids.tolist(), self.values.tolist(), 0, self.vocabulary)
-
-
-def _pairwise(positions: list[int], values: list[float], start: int, length: int) -> float:
-    """numpy's pairwise sum of vector[start : start + length], the vector being zero but at
-    `positions` (ascending) where it holds `values`."""
-    if not positions:
-        return 0.0
-    if length < 8:
-        total = 0.0
-        for value in values:
-            total += value
-        return total
-    if length <= 128:
-        lanes = [0.0] * 8
-        body = start + length - length % 8
-        k = 0
-        while k < len(positions) and positions[k] < body:
-            lanes[(positions[k] - start) % 8] += values[k]
-            k += 1
-        total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + (
-            (lanes[4] + lanes[5]) + (lanes[6] + lanes[7])
-        )
-        for value in values[k:]:
-            total += value
-        return total
-    half = length // 2
-    half -= half % 8
-    cut = bisect_left(positions, start + half)
-    return _pairwise(positions[:cut], values[:cut], start, half) + _pairwise(
-        positions[cut:], values[cut:], start + half, length - half
-    )

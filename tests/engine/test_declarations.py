@@ -242,30 +242,3 @@ def test_numbered_units_give_the_words_analyse_units_gives(name: str, text: str)
     assert got.tf.dtype == expected.tf.dtype and got.tf.tolist() == expected.tf.tolist()
     assert got.rows.tolist() == expected.rows.tolist()
     assert got.tf.shape == expected.tf.shape
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_term_weights_give_the_numbers_of_the_whole_vector(seed: int) -> None:
-    """The question's weights kept as their nonzero entries give exactly what the vector over
-    the whole vocabulary gave (the ranking must not move by a bit): each word's weight, and
-    the total as numpy adds the vector up (pairwise, so the order of the additions depends on
-    where the words sit; a plain running sum differs in about a third of these cases)."""
-    import numpy as np
-
-    from engine.relevance import TermWeights
-
-    rng = np.random.default_rng(seed)
-    for vocabulary in (1, 5, 8, 100, 128, 129, 1_000, 330_226):
-        for _ in range(60):
-            count = int(rng.integers(1, 14))
-            near_start = rng.random() < 0.3  # the first words and block edges, often
-            top = min(vocabulary, 300) if near_start else vocabulary
-            ids = rng.integers(0, top, count).astype(np.int64)  # repeats: a word said twice
-            weights = rng.random(count) * 10.0 ** rng.integers(-3, 4, count)
-            vector = np.zeros(vocabulary)
-            np.add.at(vector, ids, weights)
-            kept = TermWeights.of_terms(ids, weights, vocabulary)
-            assert kept.total() == float(vector.sum())
-            asked = rng.integers(0, vocabulary, 50).astype(np.int32)
-            asked[:count] = ids[: len(asked)]
-            assert np.array_equal(kept.of(asked), vector[asked])
