@@ -7,7 +7,16 @@ from collections import Counter
 
 import pytest
 
-from engine.words import STOP_WORDS, count_words, path_words, split_identifier, stem, words
+from engine.words import (
+    IDENTIFIER,
+    IDENTIFIER_ASCII,
+    STOP_WORDS,
+    count_words,
+    path_words,
+    split_identifier,
+    stem,
+    words,
+)
 
 
 @pytest.mark.parametrize(
@@ -153,3 +162,11 @@ def test_path_words_split_the_file_name_without_extension_and_the_folders() -> N
 def test_path_words_of_a_dot_file_keep_its_name() -> None:
     assert path_words(".github/workflows/ci.yml") == (["ci"], ["github", "workflow"])
     assert path_words("pkg/.eslintrc") == (["eslintrc"], ["pkg"])
+
+
+def test_the_ascii_identifier_pattern_finds_what_the_unicode_one_finds_on_ascii() -> None:
+    every_ascii = "".join(map(chr, range(128)))
+    # each pair of ASCII characters, around identifiers, numbers and kebab joins
+    text = " ".join(a + b + "x-y9_ 1234 -z" + b + a for a in every_ascii for b in every_ascii[::7])
+    assert IDENTIFIER_ASCII.findall(text) == IDENTIFIER.findall(text)
+    assert IDENTIFIER_ASCII.findall(every_ascii * 3) == IDENTIFIER.findall(every_ascii * 3)
