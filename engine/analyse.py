@@ -25,7 +25,7 @@ from engine.model import Declaration, Import, ParsedFile, SkippedFile, SkipReaso
 from engine.words import IDENTIFIER, identifier_words, identifiers, normalise_part
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
     import numpy as np
     import numpy.typing as npt
@@ -155,12 +155,28 @@ class TermNumbering:
 
     def count_identifiers(self, found: list[str]) -> Counter[int]:
         """Count the index words of identifiers already found (ids)."""
-        self.learn(found)
-        return self.count_learned(found)
+        tally = Counter(found)
+        self.learn(tally)
+        return self.count_tally(tally)
 
     def count_learned(self, found: list[str]) -> Counter[int]:
         """Count the index words of identifiers this numbering has all learned (ids)."""
-        return Counter(chain.from_iterable(map(self.identifiers.__getitem__, found)))
+        return self.count_tally(Counter(found))
+
+    def count_tally(self, tally: Mapping[str, int]) -> Counter[int]:
+        """Count the index words of counted identifiers, all learned (ids).
+
+        Each distinct identifier's words are added once, times its count: the same counts,
+        in the same order (of first occurrence), as counting word by word, with a quarter
+        less work on a source file, whose identifiers repeat.
+        """
+        known = self.identifiers
+        counts: dict[int, int] = {}
+        get = counts.get
+        for identifier, n in tally.items():
+            for term in known[identifier]:
+                counts[term] = get(term, 0) + n
+        return Counter(counts)
 
     def learn(self, found: Iterable[str]) -> None:
         """Split and number the identifiers of `found` not met before (`identifiers`)."""
@@ -259,15 +275,15 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis 
         generated=is_generated(text[:2000]),
         too_slow=structure.timed_out,
     )
-    parsed, found, units = _with_units(parsed, text, analyser.numbering)
-    return describe(_with_level_costs(parsed, prefix), found, analyser.numbering, prefix, units)
+    parsed, tally, units = _with_units(parsed, text, analyser.numbering)
+    return describe(_with_level_costs(parsed, prefix), tally, analyser.numbering, prefix, units)
 
 
 def _with_units(
     parsed: ParsedFile, text: str, numbering: TermNumbering
-) -> tuple[ParsedFile, list[str], UnitWords[int]]:
-    """The file's identifiers, each declaration's own words, and which declarations use
-    each import line."""
+) -> tuple[ParsedFile, Counter[str], UnitWords[int]]:
+    """The file's identifiers (each with its count, in order of first occurrence), each
+    declaration's own words, and which declarations use each import line."""
     from engine.focus import header_last_lines  # deliberate: see _with_level_costs
     from engine.levels import split_lines
     from engine.units import file_identifiers, import_uses, numbered_units
@@ -278,22 +294,23 @@ def _with_units(
     docs = [decl.doc for decl in parsed.declarations if decl.doc]
     if len(numbering.identifiers) > IDENTIFIER_CACHE_LIMIT:
         numbering.identifiers.clear()  # here, so that the file's own stay until it is done
-    numbering.learn(chain(found.everything, *map(identifiers, chain(names, docs))))
+    tally = Counter(found.everything)  # each distinct identifier once, with its count
+    numbering.learn(chain(tally, *map(identifiers, chain(names, docs))))
     units = numbered_units(parsed, found, numbering.identifiers)
     uses = import_uses(parsed, lines, found)
-    return replace(parsed, import_uses=uses), found.everything, units
+    return replace(parsed, import_uses=uses), tally, units
 
 
 def describe(
     parsed: ParsedFile,
-    found: list[str],
+    tally: Counter[str],
     numbering: TermNumbering,
     prefix: npt.NDArray[np.int64],
     units: UnitWords[int],
 ) -> Analysis:
     """Everything the index stores of a parsed file, its words numbered by `numbering`;
-    `found` is every identifier of its text, in order, all learned by `numbering`, as are
-    the identifiers of its declarations' names."""
+    `tally` counts every identifier of its text (in order of first occurrence), all learned
+    by `numbering`, as are the identifiers of its declarations' names."""
     import numpy as np  # deliberate: numpy loads with the analysis
 
     from engine.model import FIELDS
@@ -317,7 +334,7 @@ def describe(
         "exported": numbering.count(exported),
         "declarations": numbering.count(others),
         "docs": numbering.count(d.doc for d in parsed.declarations if d.doc),
-        "body": numbering.count_learned(found),  # learned by _with_units: not again
+        "body": numbering.count_tally(tally),  # learned by _with_units: not again
     }
     columns = [fields[f] for f in FIELDS]
     rows = sum(len(c) for c in columns)
