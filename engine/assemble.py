@@ -255,8 +255,8 @@ def _postings(parts: list[Part], n_docs: int, n_terms: int) -> Postings:
 
 
 def _packed(parts: list[Part], n_docs: int, total: int) -> npt.NDArray[np.int64]:
-    """pack_rows, then the heap the parts' rows held (thousands of small arrays, 40 MB on
-    the 16k tree) is handed back before the sort's transients are made."""
+    """pack_rows, then the heap the last parts' rows held is handed back before the sort's
+    transients are made."""
     packed = pack_rows(parts, n_docs, total)
     give_back_memory()
     return packed

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engine.heap import give_back_memory
 from engine.model import FIELDS, Postings
 
 if TYPE_CHECKING:
@@ -90,6 +91,10 @@ COUNT_CEILING = (1 << 16) - 1
 """Counts past 65,535 saturate BM25 long before; a row's count is clamped to this."""
 
 
+GIVE_BACK_EVERY = 128
+"""Parts packed between two hand-backs of the heap (a few ms each): about 2,000 files'."""
+
+
 def packable(n_docs: int, n_terms: int) -> bool:
     """Whether a row (term, file, field, count) of such a table fits in an int64."""
     return max(n_terms, 1) * max(n_docs, 1) * (8 << 16) < 1 << 62
@@ -100,13 +105,15 @@ def pack_rows(
 ) -> npt.NDArray[np.int64]:
     """Pack term rows, given as (docs, terms, fields, counts) parts, one int64 a row.
 
-    Each part is taken off `parts` once packed, so the rows never wait in memory twice.
+    Each part is taken off `parts` once packed, and the heap they held is handed back as
+    `packed` fills (thousands of small arrays, 40 MB on the 16k tree), so the rows never
+    wait in memory twice.
     """
     import numpy as np  # deliberate: see TermRows.empty
 
     width = max(n_docs, 1)
     packed = np.empty(total, dtype=np.int64)
-    start = 0
+    start = taken = 0
     while parts:
         docs, terms, fields, counts = parts.pop(0)
         out = packed[start : start + len(docs)]
@@ -118,6 +125,9 @@ def pack_rows(
         out += np.minimum(counts, COUNT_CEILING)
         start += len(docs)
         del docs, terms, fields, counts
+        taken += 1
+        if taken % GIVE_BACK_EVERY == 0:
+            give_back_memory()
     assert start == total, "the parts hold `total` rows"
     return packed
 
@@ -134,20 +144,31 @@ def postings_of_packed(packed: npt.NDArray[np.int64], n_docs: int, n_terms: int)
 
     width = max(n_docs, 1)
     packed.sort()
-    counts = (packed & COUNT_CEILING).astype(np.uint16)
+    # the small columns are cut straight into their own dtype (a ufunc casting into `out`
+    # works in small buffers): no int64 temporary of every row
+    counts = np.empty(len(packed), dtype=np.uint16)
+    np.bitwise_and(packed, COUNT_CEILING, out=counts, casting="unsafe")
     packed >>= 16  # term, file, field
     repeats = bool(len(packed)) and bool(np.equal(packed[1:], packed[:-1]).any())
-    fields = (packed & 7).astype(np.int8)
+    fields = np.empty(len(packed), dtype=np.int8)
+    np.bitwise_and(packed, 7, out=fields, casting="unsafe")
     packed >>= 3  # term * width + file
     starts = np.empty(len(packed), dtype=bool)
     starts[:1] = True
     np.not_equal(packed[1:], packed[:-1], out=starts[1:])
     unique_keys = packed[starts]
     del packed
+    # the postings' pointers and files before their counts, so the int64 keys are gone
+    # when the counts table is filled (the peak of a first index): each term's postings
+    # start where the sorted keys reach term * width
+    ptr = np.searchsorted(unique_keys, np.arange(n_terms + 1, dtype=np.int64) * width)
+    docs = np.empty(len(unique_keys), dtype=np.int32)
+    np.remainder(unique_keys, width, out=docs, casting="unsafe")
+    del unique_keys
     slot = np.cumsum(starts, dtype=np.int32 if len(starts) < 1 << 31 else np.int64)
     del starts
     np.subtract(slot, 1, out=slot)
-    tf = np.zeros((len(unique_keys), len(FIELDS)), dtype=np.uint16)
+    tf = np.zeros((len(docs), len(FIELDS)), dtype=np.uint16)
     if not repeats:  # one row per (posting, field): its count is the sum
         tf[slot, fields] = counts
     else:
@@ -157,10 +178,7 @@ def postings_of_packed(packed: npt.NDArray[np.int64], n_docs: int, n_terms: int)
                 summed = np.bincount(slot[in_field], weights=counts[in_field], minlength=len(tf))
                 tf[:, column] = np.minimum(summed, COUNT_CEILING)
     del slot, fields, counts
-    ptr = np.zeros(n_terms + 1, dtype=np.int64)
-    np.cumsum(np.bincount(unique_keys // width, minlength=n_terms), out=ptr[1:])
-    unique_keys %= width
-    return Postings(ptr=ptr, docs=unique_keys.astype(np.int32), tf=tf)
+    return Postings(ptr=ptr.astype(np.int64, copy=False), docs=docs, tf=tf)
 
 
 def body_lengths(rows: TermRows, n_docs: int) -> npt.NDArray[np.float32]:

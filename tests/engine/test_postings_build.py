@@ -99,3 +99,24 @@ def test_unit_lengths_sum_header_and_body_words_of_each_declaration() -> None:
     lengths = unit_lengths(row_ptr, tf)
     assert lengths.dtype == np.float32 and lengths.tolist() == expected == [0, 515, 0, 1, 19, 0, 0]
     assert unit_lengths(np.zeros(3, dtype=np.int64), np.zeros((0, 3), np.uint8)).tolist() == [0, 0]
+
+
+def test_the_heap_is_handed_back_while_many_parts_are_packed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.index
+
+    rows = random_rows(seed=7, n_docs=20, n_terms=90, rows=1500, repeats=False)
+    whole, _ = build_postings(rows, n_docs=20, n_terms=90)
+    handed_back: list[int] = []
+    monkeypatch.setattr(engine.index, "GIVE_BACK_EVERY", 4)
+    monkeypatch.setattr(engine.index, "give_back_memory", lambda: handed_back.append(1))
+    parts = [
+        (rows.docs[a : a + 100], rows.terms[a : a + 100], rows.fields[a : a + 100],
+         rows.counts[a : a + 100])
+        for a in range(0, 1500, 100)
+    ]  # fmt: skip
+    split = postings_of_packed(pack_rows(parts, n_docs=20, total=1500), n_docs=20, n_terms=90)
+    assert len(handed_back) == 15 // 4  # every 4 parts of 15
+    assert np.array_equal(split.ptr, whole.ptr) and np.array_equal(split.docs, whole.docs)
+    assert np.array_equal(split.tf, whole.tf)
