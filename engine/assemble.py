@@ -304,14 +304,13 @@ def _declaration_postings(
 
 def _line_tokens(plan: Plan, old: Stored | None, arrays: Arrays) -> None:
     """Per-file token prefix sums, concatenated in path order; Fresh's runs are consumed
-    (copied into the result, allocated whole first, and let go one by one)."""
+    (copied into the result, allocated whole first, and let go a chunk at a time)."""
     import numpy as np  # deliberate: see assemble()
 
-    fresh_runs = plan.fresh.line_prefix
     if old is not None:
         line_ptr = old.arrays["line_ptr"].tolist()
         line_tokens = old.arrays["line_tokens"]
-    fresh_lengths = iter([len(run) for run in fresh_runs])
+    fresh_lengths = iter(plan.fresh.line_prefix.rows())
     lengths = np.fromiter(
         (
             next(fresh_lengths) if old_id < 0 else line_ptr[old_id + 1] - line_ptr[old_id]
@@ -323,11 +322,11 @@ def _line_tokens(plan: Plan, old: Stored | None, arrays: Arrays) -> None:
     ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=ptr[1:])
     out = np.empty(int(ptr[-1]), dtype=np.int32)
-    fresh_runs.reverse()  # taken from the end, each let go once copied
+    fresh_runs = plan.fresh.line_prefix.take()  # each chunk let go once copied
     for new_id, old_id in enumerate(plan.old_ids):
         start, end = int(ptr[new_id]), int(ptr[new_id + 1])
         if old_id < 0:
-            out[start:end] = fresh_runs.pop()
+            out[start:end] = next(fresh_runs)
         else:
             out[start:end] = line_tokens[line_ptr[old_id] : line_ptr[old_id + 1]]
     arrays["line_ptr"] = ptr

@@ -2,15 +2,16 @@
 
 A first index of 16,000 files receives 16,000 analyses; keeping each as an object with its
 own half-dozen small arrays costs memory and time, and all of it would wait in memory while
-the index is assembled. `Fresh` keeps plain lists of numbers per column and one array per
-batch of term rows, so each part can be consumed (and let go) by the step that needs it.
+the index is assembled. `Fresh` keeps plain lists of numbers per column, one array per
+batch of term rows, and each file's small arrays copied into large shared chunks (`Runs`),
+so each part can be consumed (and let go) by the step that needs it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.analyse import Analysis
 from engine.index import BODY
@@ -32,6 +33,74 @@ Rows = tuple["npt.NDArray[np.int32]", "npt.NDArray[np.int32]", "npt.NDArray[np.i
 """(file, term, field, count) arrays; files are positions in Fresh."""
 
 
+CHUNK_ITEMS = 1 << 18
+"""Items of a `Runs` chunk (1 MB of int32): large enough that a chunk let go frees whole
+pages, small enough that the last, partly filled chunk of a column costs little."""
+
+
+class Runs:
+    """Small arrays of one dtype, appended one by one, kept in large chunks, taken back once
+    in order.
+
+    A first index receives a few small arrays per file (16,000 files); kept each as a malloc
+    of its own, they interleave on the heap with everything else a batch leaves behind, and
+    copying them out and letting them go frees almost no page until the last of them goes:
+    the index's arrays and all of them are in memory together (the peak of a first index).
+    Copied into chunks, they free a whole chunk as they are taken, which the heap hands back.
+    """
+
+    def __init__(self, dtype: Any, width: int = 1) -> None:
+        self._dtype = dtype
+        self._width = width
+        """Items per row: a run of n rows holds n * width items (kept flat)."""
+        self._chunks: list[npt.NDArray[Any]] = []
+        self._used = 0
+        """Items filled in the last chunk."""
+        self._where: list[tuple[int, int, int]] = []
+        """Per run: (chunk, first item, items)."""
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def append(self, run: npt.NDArray[Any]) -> None:
+        """Keep a copy of `run` (its rows; each of `width` items)."""
+        import numpy as np  # deliberate: numpy loads with the index
+
+        flat = run.reshape(-1)
+        size = len(flat)
+        if not self._chunks or self._used + size > len(self._chunks[-1]):
+            self._chunks.append(np.empty(max(CHUNK_ITEMS, size), dtype=self._dtype))
+            self._used = 0
+        chunk = self._chunks[-1]
+        chunk[self._used : self._used + size] = flat
+        self._where.append((len(self._chunks) - 1, self._used, size))
+        self._used += size
+
+    def rows(self) -> list[int]:
+        """Rows of each run, in order."""
+        return [size // self._width for _, _, size in self._where]
+
+    def take(self) -> Iterator[npt.NDArray[Any]]:
+        """Each run in order (a view, `width` items a row), each chunk let go once passed;
+        the runs are gone afterwards."""
+        where, self._where = self._where, []
+        chunks, self._chunks = self._chunks, []
+        self._used = 0
+        chunks.reverse()  # taken from the end: nothing holds a passed chunk any more
+        current = -1
+        for at, start, size in where:
+            while current < at:
+                current += 1
+                chunk = chunks.pop()
+            run = chunk[start : start + size]
+            yield run.reshape(-1, self._width) if self._width > 1 else run
+
+    def clear(self) -> None:
+        self._chunks.clear()
+        self._where.clear()
+        self._used = 0
+
+
 @dataclass(slots=True)
 class Fresh:
     """Analysed files in the order they arrived (path order), their words numbered in the
@@ -51,12 +120,14 @@ class Fresh:
     """Stored declarations per position."""
     imports: list[tuple[Import, ...]] = field(default_factory=list)
     """Imports as written per position."""
-    line_prefix: list[npt.NDArray[np.int32]] = field(default_factory=list)
+    line_prefix: Runs = field(default_factory=lambda: Runs("int32"))
     """Token prefix sums per line, per position."""
-    units: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.int32]]] = field(
-        default_factory=list
-    )
-    """(unit_terms, unit_tf, unit_rows) per position: each declaration's words."""
+    unit_terms: Runs = field(default_factory=lambda: Runs("int32"))
+    """Each declaration's words (term ids) per position ..."""
+    unit_tf: Runs = field(default_factory=lambda: Runs("uint8", 3))
+    """... their occurrences per field (one row of 3 a word) ..."""
+    unit_rows: Runs = field(default_factory=lambda: Runs("int32"))
+    """... and how many of the words belong to each declaration."""
     uses: list[bytes] = field(default_factory=list)
     """Stored import uses per position."""
     _rows: list[Rows] = field(default_factory=list)
@@ -77,7 +148,9 @@ class Fresh:
         self.records.append(analysis.record)
         self.imports.append(analysis.imports)
         self.line_prefix.append(analysis.line_prefix)
-        self.units.append((analysis.unit_terms, analysis.unit_tf, analysis.unit_rows))
+        self.unit_terms.append(analysis.unit_terms)
+        self.unit_tf.append(analysis.unit_tf)
+        self.unit_rows.append(analysis.unit_rows)
         self.uses.append(analysis.uses)
         self._pending.append(analysis)
 
@@ -123,7 +196,9 @@ class Fresh:
         self.records.clear()
         self.imports.clear()
         self.line_prefix.clear()
-        self.units.clear()
+        self.unit_terms.clear()
+        self.unit_tf.clear()
+        self.unit_rows.clear()
         self.uses.clear()
         self._rows.clear()
         self._declarations.clear()

@@ -306,7 +306,8 @@ def unit_arrays(
     files' from their analysis; term ids renumbered by `renumber` (engine.assemble).
 
     Fresh's arrays are consumed: each is copied into the result, which is allocated whole
-    first, and let go at once, so the words of 16,000 files are never in memory twice.
+    first, and let go at once (a chunk of them at a time, engine.fresh.Runs), so the words
+    of 16,000 files are never in memory twice.
     """
     import numpy as np  # deliberate: numpy loads with the index
 
@@ -318,7 +319,7 @@ def unit_arrays(
         uses_blob, uses_ptr = a["uses_blob"], a["uses_ptr"]
         old_terms, old_tf = a["unit_terms"], a["unit_tf"]
     # sizes first: (words, declarations) of each file, in path order
-    fresh_sizes = iter([(len(terms), len(rows)) for terms, _, rows in fresh.units])
+    fresh_sizes = iter(list(zip(fresh.unit_terms.rows(), fresh.unit_rows.rows(), strict=True)))
     sizes: list[tuple[int, int]] = []
     for old_id in old_ids:
         if old_id < 0:
@@ -331,12 +332,12 @@ def unit_arrays(
     unit_tf = np.empty((total_words, 3), dtype=np.uint8)
     counts = np.empty(sum(declarations for _, declarations in sizes), dtype=np.int64)
     uses: list[bytes] = []
-    fresh.units.reverse()  # taken from the end below, each let go once copied
-    fresh.uses.reverse()
+    fresh_units = zip(fresh.unit_terms.take(), fresh.unit_tf.take(), fresh.unit_rows.take())
+    fresh.uses.reverse()  # taken from the end below, each let go once copied
     at = row = copied = 0
     for old_id, (words, declarations) in zip(old_ids, sizes, strict=True):
         if old_id < 0:  # analysed now: the next of `fresh`, which is in path order too
-            terms, tf, rows = fresh.units.pop()
+            terms, tf, rows = next(fresh_units)
             unit_terms[at : at + words] = renumber[terms]
             unit_tf[at : at + words] = tf.reshape(-1, 3)
             counts[row : row + declarations] = rows
