@@ -17,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -267,24 +267,46 @@ class SemanticStage:
         should_stop: Callable[[], bool] | None = None,
     ) -> int:
         """Embed some files into a private store, then merge it in under the lock, so
-        readers never see a store changing under them."""
+        readers never see a store changing under them. Chunks the store holds already (of an
+        earlier version of a file, say) are looked up, not embedded."""
         embedder = self.embedder()
-        scratch = replace(self.store, entries={})
+        scratch = vector_store.VectorStore(self.store.model_id, self.store.dim)
+        with self._lock:
+            known = self.store.chunk_vectors()  # only grows: safe to read outside the lock
         chunks = embed_files(
-            index, file_ids, scratch, embedder, read_text, self.weights, should_stop=should_stop
+            index,
+            file_ids,
+            scratch,
+            embedder,
+            read_text,
+            self.weights,
+            should_stop=should_stop,
+            known=known,
         )
         with self._lock:
-            self.store.entries.update(scratch.entries)
+            for key, entry in scratch.entries.items():
+                self.store.add(key, entry)
         return chunks
 
     def save(self, index: Index) -> None:
-        """Write the vector cache, keeping the vectors of the index's files only."""
+        """Write the vector cache, keeping the vectors of the index's files, and of the last
+        versions of its files that have no vectors yet (their unchanged chunks are reused)."""
         if self._path is None:
             return
         with self._lock:
-            keep = set(file_keys(index, range(len(index.files)), self.weights))
-            keep &= self.store.entries.keys()
-            snapshot = replace(self.store, entries={k: self.store.entries[k] for k in keep})
+            keys = file_keys(index, range(len(index.files)), self.weights)
+            entries = self.store.entries
+            keep = {k for k in keys if k in entries}
+            if len(keep) < len(keys):
+                waiting = {
+                    vector_store.path_key(f.path)
+                    for f, k in zip(index.files, keys, strict=True)
+                    if k not in entries
+                }
+                keep |= {k for k, e in entries.items() if e.path in waiting}
+            snapshot = vector_store.VectorStore(
+                self.store.model_id, self.store.dim, {k: entries[k] for k in keep}
+            )
         try:
             vector_store.save(self._path, snapshot)
         except CacheError as error:

@@ -8,21 +8,22 @@ so what was done is kept. The ranking reads the store only; see engine.semantic.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.model import Index, Progress
 from engine.semantic.chunks import CHUNKER_VERSION, chunk_file
 from engine.semantic.embedder import Embedder
-from engine.semantic.store import FileVectors, VectorStore, file_key
+from engine.semantic.store import FileVectors, VectorStore, chunk_key, file_key, path_key
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
 GROUP_CHUNKS = 64
-"""Chunks embedded between two checks of `should_stop` and two progress reports."""
+"""Chunks sent to the model between two checks of `should_stop` and two progress reports
+(files whose every chunk is known already cost no model call)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,30 +104,43 @@ def embed_files(
     *,
     on_progress: Callable[[Progress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    known: Mapping[bytes, npt.NDArray[np.float16]] | None = None,
 ) -> int:
-    """Embed the files among `file_ids` that have no vectors yet, into `store`.
+    """Give the files among `file_ids` that have no vectors yet their vectors, in `store`.
 
-    A file that vanished or cannot be read gets no vectors (it is tried again next time).
-    Returns the number of chunks embedded; stops early when `should_stop()` says so.
+    Only chunk texts without a vector go to the model: a chunk found in `known` (chunk_key ->
+    vector; default: the store's own chunks) or met earlier in this call is reused, so an
+    edited file costs its changed chunks only. A file that vanished or cannot be read gets no
+    vectors (it is tried again next time). Returns the number of chunks embedded; stops early
+    when `should_stop()` says so.
     """
     import numpy as np  # deliberate: numpy loads with the index
 
     todo = missing(index, file_ids, store, weights)
     keys = dict(zip(todo, file_keys(index, todo, weights), strict=True))
+    lookup = store.chunk_vectors() if known is None else known
     done_chunks = 0
-    pending: list[tuple[int, tuple[int, int], str]] = []  # file id, lines, text
+    files: list[tuple[int, list[tuple[int, int]], list[bytes]]] = []  # id, lines, chunk keys
+    texts: dict[bytes, str] = {}  # the chunks this group sends to the model
+    made: dict[bytes, npt.NDArray[np.float16]] = {}  # embedded in this call
 
     def flush() -> None:
         nonlocal done_chunks
-        vectors = embedder.embed([text for _, _, text in pending]).astype(np.float16)
-        by_file: dict[int, list[int]] = {}
-        for row, (file_id, _, _) in enumerate(pending):
-            by_file.setdefault(file_id, []).append(row)
-        for file_id, rows in by_file.items():
-            lines = np.array([pending[r][1] for r in rows], dtype=np.int32)
-            store.entries[keys[file_id]] = FileVectors(lines, vectors[rows])
-        done_chunks += len(pending)
-        pending.clear()
+        if texts:
+            vectors = embedder.embed(list(texts.values())).astype(np.float16)
+            made.update(zip(texts, vectors, strict=True))
+        for file_id, lines, chunk_keys in files:
+            rows = [made[k] if k in made else lookup[k] for k in chunk_keys]
+            entry = FileVectors(
+                np.array(lines, dtype=np.int32).reshape(-1, 2),
+                np.stack(rows) if rows else np.zeros((0, embedder.dim), dtype=np.float16),
+                b"".join(chunk_keys),
+                path_key(index.files[file_id].path),
+            )
+            store.add(keys[file_id], entry)
+        done_chunks += len(texts)
+        files.clear()
+        texts.clear()
 
     for number, file_id in enumerate(todo, 1):
         if should_stop is not None and should_stop():
@@ -143,15 +157,16 @@ def embed_files(
             lines=weights.chunk_lines,
             max_chunks=weights.max_chunks,
         )
-        if not chunks:
-            empty = np.zeros((0, embedder.dim), dtype=np.float16)
-            store.entries[keys[file_id]] = FileVectors(np.zeros((0, 2), dtype=np.int32), empty)
-        pending.extend((file_id, (c.start_line, c.end_line), c.text) for c in chunks)
-        if len(pending) >= GROUP_CHUNKS or number == len(todo):
+        chunk_keys = [chunk_key(c.text) for c in chunks]
+        for key, chunk in zip(chunk_keys, chunks, strict=True):
+            if key not in made and key not in lookup:
+                texts[key] = chunk.text
+        files.append((file_id, [(c.start_line, c.end_line) for c in chunks], chunk_keys))
+        if len(texts) >= GROUP_CHUNKS or number == len(todo):
             flush()  # a file's chunks always land in one group, so a file is whole or absent
             if on_progress is not None:
                 on_progress(Progress("embed", number, len(todo)))
-    if pending:
+    if files:
         flush()
     return done_chunks
 

@@ -9,6 +9,7 @@ discarded with a notice when damaged; `rank --json` says which files meaning mov
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -106,17 +107,41 @@ def test_a_stopped_background_run_keeps_what_it_embedded(
     assert Workspace.open(shop).semantic.status(workspace.index).embedded == status.embedded  # type: ignore[union-attr]
 
 
-def test_a_damaged_vector_cache_is_discarded_with_a_notice(
-    shop: Path, fake_model: list[FakeEmbedder]
+def _version_1(data: bytes) -> bytes:
+    """The cache with its header saying format 1 (vectors by file, before chunk sharing)."""
+    return data.replace(b'"version": 2', b'"version": 1', 1)
+
+
+@pytest.mark.parametrize("damage", [lambda data: b"junk", _version_1], ids=["junk", "version 1"])
+def test_a_damaged_or_old_vector_cache_is_discarded_with_a_notice(
+    shop: Path, fake_model: list[FakeEmbedder], damage: Callable[[bytes], bytes]
 ) -> None:
     workspace = Workspace.open(shop)
     workspace.embed_all()
     assert workspace.cache_dir is not None
-    vector_store.vectors_file(workspace.cache_dir, MODEL_ID).write_bytes(b"junk")
+    cache = vector_store.vectors_file(workspace.cache_dir, MODEL_ID)
+    cache.write_bytes(damage(cache.read_bytes()))
     reopened = Workspace.open(shop)
     assert reopened.semantic is not None
     assert reopened.semantic.notice.startswith("vector cache discarded")
+    assert reopened.semantic.status(reopened.index).embedded == 0
     assert reopened.rank(SHOP_QUESTION, Session()).files[0].path == "shop/refunds.py"
+
+
+def test_an_edited_file_costs_only_its_changed_chunks_even_after_a_restart(
+    tmp_path: Path, fake_model: list[FakeEmbedder]
+) -> None:
+    body = "".join(f"    x += {j}\n" for j in range(8))
+    steps = [f"def step_{i}(x):\n{body}" for i in range(12)]
+    repo = make_repo(tmp_path / "shop", {**SHOP, "shop/steps.py": "\n".join(steps)})
+    assert Workspace.open(repo).embed_all() == 4 + 4  # the shop's 4 files, steps.py's 4 chunks
+    steps[4] = steps[4].replace("x += 5", "x -= 5")  # one line of the second chunk
+    (repo / "shop/steps.py").write_text("\n".join(steps))
+    edited = Workspace.open(repo)
+    assert edited.semantic is not None
+    edited.semantic.save(edited.index)  # saved before steps.py is embedded again
+    assert Workspace.open(repo).embed_all() == 1
+    assert "x -= 5" in fake_model[-1].texts[0]
 
 
 def test_a_damaged_model_leaves_the_ranking_lexical(

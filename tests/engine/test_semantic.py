@@ -106,26 +106,51 @@ def test_fusion_keeps_pinned_files_first_and_files_past_the_rerank_after() -> No
     assert fused.files[-1] == ranking.files[-1]
 
 
+def _entry(lines: list[list[int]], texts: list[str]) -> vector_store.FileVectors:
+    vectors = FakeEmbedder().embed(texts).astype(np.float16)
+    chunks = b"".join(vector_store.chunk_key(t) for t in texts)
+    return vector_store.FileVectors(
+        np.array(lines, np.int32).reshape(-1, 2), vectors, chunks, vector_store.path_key("a.py")
+    )
+
+
 def test_vector_cache_round_trips_and_is_written_atomically(tmp_path: Path) -> None:
     store = vector_store.VectorStore("fake-words-64", 64)
-    vectors = FakeEmbedder().embed(["hello world", "refund money"]).astype(np.float16)
     key = vector_store.file_key("a.py", "abc", WEIGHTS.chunking)
-    store.entries[key] = vector_store.FileVectors(np.array([[1, 40], [41, 60]], np.int32), vectors)
+    store.add(key, entry := _entry([[1, 40], [41, 60]], ["hello world", "refund money"]))
     path = vector_store.vectors_file(tmp_path, store.model_id)
     vector_store.save(path, store)
     loaded = vector_store.load(path, "fake-words-64", 64)
     assert list(loaded.entries) == [key]
-    assert np.array_equal(loaded.entries[key].vectors, vectors)
+    assert np.array_equal(loaded.entries[key].vectors, entry.vectors)
     assert loaded.entries[key].lines.tolist() == [[1, 40], [41, 60]]
+    assert loaded.entries[key].chunks == entry.chunks and loaded.entries[key].path == entry.path
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "other model", "huge header"])
+def test_a_chunk_shared_by_two_files_is_stored_once(tmp_path: Path) -> None:
+    store = vector_store.VectorStore("fake-words-64", 64)
+    old = vector_store.file_key("a.py", "v1", WEIGHTS.chunking)
+    new = vector_store.file_key("a.py", "v2", WEIGHTS.chunking)
+    store.add(old, _entry([[1, 40], [41, 60]], ["same start", "old end"]))
+    store.add(new, _entry([[1, 40], [41, 70], [71, 80]], ["same start", "new end", "old end"]))
+    path = vector_store.vectors_file(tmp_path, store.model_id)
+    vector_store.save(path, store)
+    loaded = vector_store.load(path, "fake-words-64", 64)
+    sizes = {e.path for e in loaded.entries.values()}, len(loaded.chunk_vectors())
+    assert sizes == ({vector_store.path_key("a.py")}, 3)  # 5 chunks by file, 3 texts
+    for key in (old, new):
+        assert np.array_equal(loaded.entries[key].vectors, store.entries[key].vectors)
+        assert loaded.entries[key].lines.tolist() == store.entries[key].lines.tolist()
+
+
+@pytest.mark.parametrize(
+    "damage", ["garbage", "truncated", "other model", "huge header", "bad reference", "version 1"]
+)
 def test_a_damaged_or_foreign_vector_cache_is_refused(tmp_path: Path, damage: str) -> None:
     store = vector_store.VectorStore("fake-words-64", 64)
     key = vector_store.file_key("a.py", "abc", WEIGHTS.chunking)
-    rows = np.ones((1, 64), np.float16)
-    store.entries[key] = vector_store.FileVectors(np.array([[1, 2]], np.int32), rows)
+    store.add(key, _entry([[1, 2]], ["hello"]))
     path = vector_store.vectors_file(tmp_path, store.model_id)
     vector_store.save(path, store)
     model = "fake-words-64"
@@ -135,11 +160,18 @@ def test_a_damaged_or_foreign_vector_cache_is_refused(tmp_path: Path, damage: st
         path.write_bytes(path.read_bytes()[:300])
     elif damage == "other model":
         model = "another-model"
-    else:  # a header that claims a trillion vectors
+    else:
         data = path.read_bytes()
         (length,) = struct.unpack("<Q", data[8:16])
         header = json.loads(data[16 : 16 + length])
-        header["arrays"]["vectors"][0] = 10**12
+        if damage == "huge header":  # a header that claims a trillion vectors
+            header["arrays"]["vectors"][0] = 10**12
+        elif damage == "version 1":  # a cache of the layout by file (before chunk sharing)
+            header["version"] = 1
+        else:  # a chunk reference past the last chunk
+            count, offset = header["arrays"]["refs"]
+            start = -(-(16 + length) // vector_store.ALIGN) * vector_store.ALIGN + offset
+            data = data[:start] + struct.pack("<i", 7) + data[start + 4 :]
         text = json.dumps(header).encode().ljust(length)
         path.write_bytes(data[:8] + struct.pack("<Q", len(text)) + text + data[16 + length :])
     with pytest.raises(StaleCache):
@@ -164,6 +196,26 @@ def test_embedding_is_incremental_by_file_content(tmp_path: Path) -> None:
     embedder.texts.clear()
     again = embed_files(index, everything, store, embedder, read, WEIGHTS)
     assert again == 1 and embedder.texts[0].startswith("shop/report.py\n")
+
+
+def test_an_edited_file_embeds_only_its_changed_chunks(tmp_path: Path) -> None:
+    body = "".join(f"    x += {j}\n" for j in range(8))
+    functions = [f"def step_{i}(x):\n{body}" for i in range(6)]
+    root = make_repo(tmp_path / "repo", {"steps.py": "\n".join(functions)})
+    weights = replace(WEIGHTS, chunk_lines=10)
+    store, embedder = vector_store.VectorStore("fake-words-64", 64), FakeEmbedder()
+    index, _ = index_repo(root)
+    assert embed_files(index, [0], store, embedder, lambda p: read_text(root, p), weights) == 6
+    functions[3] = functions[3].replace("x += 5", "x -= 5")  # one line of one function
+    (root / "steps.py").write_text("\n".join(functions))
+    index, _ = index_repo(root)
+    embedder.texts.clear()
+    assert embed_files(index, [0], store, embedder, lambda p: read_text(root, p), weights) == 1
+    assert "def step_3" in embedder.texts[0] and "x -= 5" in embedder.texts[0]
+    fresh = vector_store.VectorStore("fake-words-64", 64)
+    embed_files(index, [0], fresh, FakeEmbedder(), lambda p: read_text(root, p), weights)
+    key = vector_store.file_key("steps.py", index.files[0].sha1, weights.chunking)
+    assert np.array_equal(store.entries[key].vectors, fresh.entries[key].vectors)
 
 
 def test_embedding_stops_between_groups_and_keeps_whole_files(tmp_path: Path) -> None:
