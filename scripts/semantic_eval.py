@@ -1,17 +1,23 @@
-"""The semantic stage on the DEV benchmark: embed what the re-rank needs, then sweep its numbers.
+"""The semantic stage on the DEV benchmark: embed what the re-rank needs, then choose its numbers.
 
-    nice -n 10 .venv/bin/python scripts/semantic_eval.py embed   # vectors of each case's top 50
-    .venv/bin/python scripts/semantic_eval.py sweep              # fusion numbers: TUNED, HELD
-    .venv/bin/python scripts/semantic_eval.py loo --embedded 20  # the same, leave-one-repo-out
+    .venv/bin/python scripts/semantic_eval.py embed --top 20     # each case's lexical top 20
+    .venv/bin/python scripts/semantic_eval.py features           # best chunks of what is embedded
+    .venv/bin/python scripts/semantic_eval.py loo                # choose leave-one-repo-out
+    .venv/bin/python scripts/semantic_eval.py sweep              # the same on TUNED, judged on HELD
     .venv/bin/python scripts/semantic_eval.py table --pack       # lexical vs fused, rank + pack
 
-`embed` ranks every DEV case lexically (what `ctxtui rank` does without the extra), embeds the
-files of each case's top 50 that have no vectors yet, and writes each case's lexical top 50 with
-every file's best chunk to `features.jsonl`. Vectors are kept by file content in one store per
-repository (checkouts of one repository share most files), under --cache
-(default $CTXBENCH_CACHE/semantic). `sweep` and `table` read the features only, except `table`'s
-Pack column, which packs each fused ranking for real. The protocol is dev_eval's: choose on
-TUNED, judge on HELD, report both.
+`embed` ranks every DEV case lexically (what `ctxtui rank` does without the extra), cuts the
+files of each case's top N into chunks as the product does, and embeds each distinct chunk text
+once (checkouts of one repository share most chunks: DEV's top 20 is 47.5k chunks by file, 28.3k
+texts) into a memo under --cache (default $CTXBENCH_CACHE/semantic): `*hashes.bin` (SHA-1 of
+each text) beside `*vecs.f16` (its vector), appended a group at a time, so a stopped run resumes.
+Texts go in rank order across cases (every case's first file, then every second file, ...), so
+whatever a run reached covers the whole top k of every case for some k. `features` then writes
+each case's lexical top 50 with the best chunk of every file whose chunks are all embedded, to
+`features.jsonl`, and prints that k: the deepest re-rank the features can judge. `loo`, `sweep`
+and `table` read the features only, except `table`'s Pack column, which packs each fused
+ranking for real. The protocol is dev_eval's: choose leave-one-repository-out (or on TUNED,
+judged on HELD), report both.
 """
 
 from __future__ import annotations
@@ -25,104 +31,172 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dev_eval import HELD, TUNED, Case, Row, case_metrics, load, load_cases, table
 
-from ctxtui.workspace import LazyTokenizer, Workspace
 from engine import RankedFile, Ranking, Session
 from engine.model import Intent
 from engine.semantic import store as vector_store
 from engine.semantic.embedder import load_embedder
 from engine.semantic.fuse import fuse
-from engine.semantic.vectors import ChunkMatch, SemanticWeights, best_chunks, embed_files
-from engine.store import StaleCache
+from engine.semantic.chunks import chunk_file
+from engine.semantic.vectors import ChunkMatch, SemanticWeights
 
 TOP = 50
+GROUP = 128
+"""Texts embedded between two appends to the memo."""
 DEFAULT_CACHE = Path(os.environ.get("CTXBENCH_CACHE", "/tmp/ctxbench")) / "semantic"
 
 
-def interleaved(cases: Sequence[Case], per_file: int) -> list[Case]:
-    """At most `per_file` cases of each case file (spread over the file), taken round-robin
-    across the files, so any prefix of a run is balanced between TUNED and HELD."""
-    groups: dict[str, list[Case]] = {}
+def _plan(cache: Path, top: int) -> dict[str, object]:
+    """Every case's lexical top 50 (path, score) and its top `top` files' chunks (text key and
+    lines), plus the distinct texts in rank order across cases; made once, kept in the cache."""
+    for made in sorted(cache.glob("plan-*.json"), key=lambda p: int(p.stem[5:])):
+        if int(made.stem[5:]) >= top:  # a deeper plan holds this one
+            return json.loads(made.read_text())  # type: ignore[no-any-return]
+    path = cache / f"plan-{top}.json"
+    weights = SemanticWeights()
+    cases = load_cases()
+    workspaces = load(cases, verbose=False)
+    records, texts = [], {}
     for case in cases:
-        groups.setdefault(case.file, []).append(case)
-    for name, group in groups.items():
+        workspace = workspaces[case.root]
+        ranking = workspace.rank(case.query, Session())
+        files = []
+        for depth, ranked in enumerate(ranking.files[:TOP]):
+            item: dict[str, object] = {"path": ranked.path, "score": ranked.score}
+            if depth < top:
+                parsed = workspace.index.files[ranked.file_id]
+                chunks = chunk_file(parsed.path, workspace.read_text(parsed.path),
+                                    parsed.declarations, lines=weights.chunk_lines,
+                                    max_chunks=weights.max_chunks)  # fmt: skip
+                keys = [vector_store.chunk_key(chunk.text).hex() for chunk in chunks]
+                texts.update(zip(keys, (chunk.text for chunk in chunks), strict=True))
+                item["chunks"] = [[k, c.start_line, c.end_line] for k, c in zip(keys, chunks)]
+            files.append(item)
+        records.append({"id": case.case_id, "file": case.file, "query": case.query,
+                        "gold": list(case.gold), "files": files})  # fmt: skip
+    plan = {"top": top, "cases": records, "texts": texts}
+    path.write_text(json.dumps(plan))
+    return plan
+
+
+def read_memo(cache: Path, dim: int = 384) -> dict[str, object]:
+    """Text key (hex) -> vector, from every `*hashes.bin` / `*vecs.f16` pair in the cache."""
+    import numpy as np
+
+    memo: dict[str, object] = {}
+    for hashes in sorted(cache.glob("*hashes.bin")):
+        keys = hashes.read_bytes()
+        vectors = np.fromfile(hashes.with_name(hashes.name.replace("hashes.bin", "vecs.f16")),
+                              dtype=np.float16).reshape(-1, dim)  # fmt: skip
+        for row in range(min(len(keys) // 20, len(vectors))):  # a killed run: the shorter
+            memo[keys[20 * row : 20 * row + 20].hex()] = vectors[row]
+    return memo
+
+
+def sample(records: Sequence[dict[str, Any]], per_file: int) -> list[dict[str, Any]]:
+    """At most `per_file` cases of each case file, spread over the file (0: every case)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(record["file"], []).append(record)
+    chosen = []
+    for group in groups.values():
         step = max(1, len(group) // per_file) if per_file else 1
-        groups[name] = group[::step][: per_file or None]
-    rounds = itertools.zip_longest(*groups.values())
-    return [case for row in rounds for case in row if case is not None]
+        chosen += group[::step][: per_file or None]
+    return chosen
+
+
+def rank_order(records: Sequence[dict[str, Any]], top: int) -> dict[str, int]:
+    """Text key -> the rank it is first needed at: every case's first file's chunks, then
+    every case's second file's, ..., down to rank `top`."""
+    order: dict[str, int] = {}
+    for depth in range(top):
+        for record in records:
+            for item in record["files"][depth : depth + 1]:
+                for key, _, _ in item.get("chunks", []):
+                    order.setdefault(key, depth)
+    return order
 
 
 def run_embed(args: argparse.Namespace) -> int:
-    cases = load_cases(files=tuple(args.repos.split(",")) if args.repos else ())
-    cases = interleaved(cases, args.per_file)
+    plan = _plan(args.cache, args.top)
+    records: list[dict[str, Any]] = plan["cases"]  # type: ignore[assignment]
+    memo = read_memo(args.cache)
+    queries = {vector_store.chunk_key(r["query"]).hex(): r["query"] for r in records}
+    texts: dict[str, str] = {**plan["texts"], **queries}  # type: ignore[dict-item]
+    # a balanced sample of the cases first (to --top), then every case (to --top)
+    order = {k: 0 for k in queries}
+    for key, depth in rank_order(sample(records, args.per_file), args.top).items():
+        order.setdefault(key, depth)
+    for key, depth in rank_order(records, args.top).items():
+        order.setdefault(key, depth)
+    todo = [(k, d) for k, d in order.items() if k not in memo]
+    log(f"{len(order)} distinct texts, {len(memo)} embedded, {len(todo)} to do")
     embedder = load_embedder(args.threads)
-    tokenizer = LazyTokenizer("o200k_base")
-    weights = SemanticWeights()
-    stores: dict[str, vector_store.VectorStore] = {}
-    out = args.cache / "features.jsonl"
-    done = _done_ids(out)
-    started = time.perf_counter()
-    total_chunks = 0
-    with out.open("a", encoding="utf-8") as features:
-        for number, case in enumerate(cases, 1):
-            if case.case_id in done:
-                continue
-            repo = case.root.parent.name
-            store = stores.get(repo) or _open_store(args.cache, repo, embedder)
-            stores[repo] = store
-            workspace = Workspace.open(case.root, tokenizer=tokenizer, semantic=False)
-            index = workspace.index
-            ranking = workspace.rank(case.query, Session())
-            ids = [f.file_id for f in ranking.files[: args.top]]
-            chunks = embed_files(index, ids, store, embedder, workspace.read_text, weights)
-            total_chunks += chunks
-            if chunks:
-                vector_store.save(_store_path(args.cache, repo, embedder.model_id), store)
-            question = embedder.embed([case.query])[0]
-            matches = best_chunks(index, ids, store, question, weights) or {}
-            record = {
-                "id": case.case_id,
-                "file": case.file,
-                "gold": list(case.gold),
-                "files": [
-                    [f.path, f.score, *_match(matches.get(f.file_id))] for f in ranking.files[:TOP]
-                ],
-            }
-            features.write(json.dumps(record) + "\n")
-            features.flush()
-            elapsed = time.perf_counter() - started
-            print(f"{number}/{len(cases)} {case.case_id}: +{chunks} chunks "
-                  f"({total_chunks} in {elapsed:.0f} s)", file=sys.stderr, flush=True)  # fmt: skip
+    started, done = time.perf_counter(), 0
+    memo_keys, memo_vectors = args.cache / "hashes.bin", args.cache / "vecs.f16"
+    with memo_keys.open("ab") as keys, memo_vectors.open("ab") as out:
+        for start in range(0, len(todo), GROUP):
+            group = todo[start : start + GROUP]
+            vectors = embedder.embed([texts[k] for k, _ in group]).astype("<f2")
+            out.write(vectors.tobytes())
+            out.flush()
+            keys.write(b"".join(bytes.fromhex(k) for k, _ in group))
+            keys.flush()
+            done += len(group)
+            rate = done / (time.perf_counter() - started)
+            left = (len(todo) - done) / rate / 60
+            log(f"{done}/{len(todo)} embedded, rank <= {group[-1][1] + 1}, {rate:.1f} chunks/s, "
+                f"{left:.0f} min left, load {os.getloadavg()[0]:.1f}")  # fmt: skip
     return 0
 
 
-def _match(match: ChunkMatch | None) -> list[float]:
-    return [] if match is None else [match.similarity, match.start_line, match.end_line]
+def run_features(args: argparse.Namespace) -> int:
+    """Each case's top 50 with the best chunk of each file whose chunks are all embedded; the
+    deepest rank k up to which every case's every file has them is printed."""
+    import numpy as np
+
+    plan = _plan(args.cache, args.top)
+    memo = read_memo(args.cache)
+    depths: dict[str, list[int]] = {}
+    with (args.cache / "features.jsonl").open("w", encoding="utf-8") as features:
+        for record in plan["cases"]:  # type: ignore[union-attr]
+            question = memo.get(vector_store.chunk_key(record["query"]).hex())
+            files, complete = [], 0 if question is None else len(record["files"])
+            for depth, item in enumerate(record["files"]):
+                row = [item["path"], item["score"]]
+                chunks = item.get("chunks")
+                if question is None or chunks is None or any(k not in memo for k, _, _ in chunks):
+                    complete = min(complete, depth)
+                elif chunks:
+                    matrix = np.stack([memo[k] for k, _, _ in chunks]).astype(np.float32)
+                    similarities = matrix @ np.asarray(question, dtype=np.float32)
+                    best = int(similarities.argmax())
+                    row += [float(similarities[best]), chunks[best][1], chunks[best][2]]
+                files.append(row)
+            out = {k: record[k] for k in ("id", "file", "gold")}
+            features.write(json.dumps({**out, "embedded": complete, "files": files}) + "\n")
+            depths.setdefault(record["file"], []).append(complete)
+    for k in (3, 5, 8, 10, 15, 20):  # loo --embedded k judges the cases with k files embedded
+        counts = {name: sum(d >= k for d in found) for name, found in sorted(depths.items())}
+        print(f"top {k} embedded: {sum(counts.values())} cases ({counts})")
+    return 0
 
 
-def _store_path(cache: Path, repo: str, model_id: str) -> Path:
-    return vector_store.vectors_file(cache / repo, model_id)
+def log(message: str) -> None:
+    print(time.strftime("%H:%M:%S"), message, file=sys.stderr, flush=True)
 
 
-def _open_store(cache: Path, repo: str, embedder: object) -> vector_store.VectorStore:
-    model_id, dim = embedder.model_id, embedder.dim  # type: ignore[attr-defined]
-    try:
-        return vector_store.load(_store_path(cache, repo, model_id), model_id, dim)
-    except (FileNotFoundError, StaleCache):
-        return vector_store.VectorStore(model_id, dim)
+def embedded(records: list[dict[str, Any]], top: int) -> list[dict[str, Any]]:
+    """The cases whose top `top` files all have vectors (features without the count: all)."""
+    return [r for r in records if int(r.get("embedded", TOP)) >= top]
 
 
-def _done_ids(path: Path) -> set[str]:
-    if not path.exists():
-        return set()
-    return {json.loads(line)["id"] for line in path.read_text().splitlines() if line.strip()}
-
-
-def read_features(path: Path) -> list[dict[str, object]]:
+def read_features(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
@@ -156,6 +230,7 @@ def mean(rows: Sequence[Row], metric: str, files: Sequence[str]) -> float:
 
 def run_sweep(args: argparse.Namespace) -> int:
     records = read_features(args.cache / "features.jsonl")
+    records = embedded(records, args.embedded)
     cases = {c.case_id: c for c in load_cases()}
     base = scored_rows(records, None, cases)
     head = f"{'R@5':>10}{'R@10':>7}{'MRR':>7}"
@@ -167,7 +242,7 @@ def run_sweep(args: argparse.Namespace) -> int:
                                       for i, v in enumerate(cells)))  # fmt: skip
 
     line("lexical", base)
-    reranks = [n for n in (5, 10, 20, 30, 50) if n <= args.embedded]
+    reranks = [n for n in (3, 5, 8, 10, 15, 20, 30, 50) if n <= args.embedded]
     for rerank, mix in itertools.product(reranks, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)):
         weights = replace(SemanticWeights(), rerank=rerank, mix=mix)
         line(f"top {rerank} mix {mix}", scored_rows(records, weights, cases))
@@ -186,11 +261,10 @@ def run_loo(args: argparse.Namespace) -> int:
     from dev_loo import DEFAULTS, means, report
 
     records = read_features(args.cache / "features.jsonl")
-    if args.cases:
-        records = records[: args.cases]
+    records = embedded(records, args.embedded)
     cases = {c.case_id: c for c in load_cases()}
     settings: dict[str, SemanticWeights | None] = {DEFAULTS: SemanticWeights(), "lexical": None}
-    reranks = [n for n in (5, 10, 15, 20, 30, 50) if n <= args.embedded]
+    reranks = [n for n in (3, 5, 8, 10, 15, 20, 30, 50) if n <= args.embedded]
     for rerank, mix in itertools.product(reranks, (0.1, 0.2, 0.3, 0.4, 0.5)):
         for scaled in (False, True):
             name = f"top{rerank} mix{mix}{' scaled' if scaled else ''}"
@@ -211,6 +285,7 @@ def run_loo(args: argparse.Namespace) -> int:
 def run_table(args: argparse.Namespace) -> int:
     os.environ["CTXTUI_SEMANTIC"] = "off"  # the packs are of the rankings in the features
     records = read_features(args.cache / "features.jsonl")
+    records = embedded(records, args.rerank)
     cases = load_cases()
     by_id = {c.case_id: c for c in cases}
     weights = replace(SemanticWeights(), mix=args.mix, rerank=args.rerank, scaled=not args.raw)
@@ -251,16 +326,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     sub = parser.add_subparsers(dest="command", required=True)
-    embed = sub.add_parser("embed")
-    embed.add_argument("--repos", help="comma list of case files (stems)")
-    embed.add_argument("--threads", type=int, default=2)
-    embed.add_argument("--top", type=int, default=TOP, help="files embedded per case")
-    embed.add_argument("--per-file", type=int, default=0, help="cases per case file (0: all)")
+    for name in ("embed", "features"):
+        command = sub.add_parser(name)
+        command.add_argument("--top", type=int, default=20, help="files embedded per case")
+        if name == "embed":
+            command.add_argument("--threads", type=int, default=1)
+            command.add_argument("--per-file", type=int, default=0,
+                                 help="embed a sample of N cases a case file first")  # fmt: skip
     sweep = sub.add_parser("sweep")
     sweep.add_argument("--embedded", type=int, default=10, help="the --top the run embedded")
     loo = sub.add_parser("loo")
     loo.add_argument("--embedded", type=int, default=20, help="the --top the run embedded")
-    loo.add_argument("--cases", type=int, default=0, help="only the first N records (0: all)")
     tab = sub.add_parser("table")
     tab.add_argument("--mix", type=float, default=SemanticWeights().mix)
     tab.add_argument("--rerank", type=int, default=SemanticWeights().rerank)
@@ -268,7 +344,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tab.add_argument("--pack", action="store_true", help="also pack each ranking (slow)")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
-    handlers = {"embed": run_embed, "sweep": run_sweep, "loo": run_loo, "table": run_table}
+    handlers = {"embed": run_embed, "features": run_features, "sweep": run_sweep, "loo": run_loo,
+                "table": run_table}  # fmt: skip
     return handlers[args.command](args)
 
 
