@@ -246,8 +246,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     for rerank, mix in itertools.product(reranks, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)):
         weights = replace(SemanticWeights(), rerank=rerank, mix=mix)
         line(f"top {rerank} mix {mix}", scored_rows(records, weights, cases))
-        raw = replace(weights, scaled=False)
-        line(f"top {rerank} mix {mix} raw", scored_rows(records, raw, cases))
+        scaled = replace(weights, scaled=True)
+        line(f"top {rerank} mix {mix} scaled", scored_rows(records, scaled, cases))
     for rerank, rrf in itertools.product(reranks, (1 / 3, 1 / 2, 1.0)):
         weights = replace(SemanticWeights(), rerank=rerank, rrf=rrf)
         line(f"top {rerank} rrf 1:{1 / rrf:.0f}", scored_rows(records, weights, cases))
@@ -288,7 +288,7 @@ def run_table(args: argparse.Namespace) -> int:
     records = embedded(records, args.rerank)
     cases = load_cases()
     by_id = {c.case_id: c for c in cases}
-    weights = replace(SemanticWeights(), mix=args.mix, rerank=args.rerank, scaled=not args.raw)
+    weights = replace(SemanticWeights(), mix=args.mix, rerank=args.rerank, scaled=args.scaled)
     wanted = [by_id[str(r["id"])] for r in records]
     workspaces = load(wanted) if args.pack else {}
     rows_before, rows_after = [], []
@@ -340,7 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tab = sub.add_parser("table")
     tab.add_argument("--mix", type=float, default=SemanticWeights().mix)
     tab.add_argument("--rerank", type=int, default=SemanticWeights().rerank)
-    tab.add_argument("--raw", action="store_true", help="mix the raw cosine, not min-max scaled")
+    tab.add_argument("--scaled", action="store_true", default=SemanticWeights().scaled,
+                     help="min-max scale the cosines first (the defaults' choice otherwise)")  # fmt: skip
     tab.add_argument("--pack", action="store_true", help="also pack each ranking (slow)")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
