@@ -32,7 +32,17 @@ class SemanticWeights:
     (115 cases: 16 per case file, round-robin; 51 TUNED, 64 HELD; each case's lexical top 10
     embedded): every number picked on TUNED, then judged on HELD.
     TUNED MRR 0.851 (lexical) -> 0.864 for top 5 or 10 with mix 0.1-0.3 raw, or mix 0.1
-    scaled; R@5 and R@10 move on neither group. HELD MRR 0.785 -> 0.789 for the choice."""
+    scaled; R@5 and R@10 move on neither group. HELD MRR 0.785 -> 0.789 for the choice.
+
+    Session 7 re-judged them leave-one-repository-out (`semantic_eval.py loo`, a setting
+    chosen for each case file on the other seven) with every distinct chunk text of a
+    balanced sample's lexical top 20 embedded (12 cases a case file: 88 cases with the whole
+    top 20, 92 with the top 15, 111 with the top 5). No fold chose anything wider than 5; six
+    chose top 5 with mix 0.2-0.3 scaled, flask's and clap's rrf 1:3 at top 5. Out of fold:
+    express MRR 0.888 -> 0.849, flask 0.814 -> 0.750, the other six identical. Tuned on TUNED:
+    these defaults. So the numbers stay. Against words only (111 cases, Pack@8k from real
+    packs): TUNED MRR 0.873 -> 0.886 (flask R@1 0.64 -> 0.70), HELD 0.814 -> 0.816; R@5, R@10
+    and Pack identical on every case file."""
 
     rerank: int = 5
     """How many of the lexical ranking's best files are re-ranked (and must have vectors).
@@ -42,7 +52,14 @@ class SemanticWeights:
     chunks by file (27.9k distinct chunk texts: checkouts of one repository share most
     chunks), the top 50 74.6k (41.1k); one thread at nice 19 beside the team's jobs (load
     5-9) embedded 1.4-5 chunks a second, so the top 20 needs hours: 16 cases were done, too
-    few to choose on (scripts/semantic_eval.py loo)."""
+    few to choose on (scripts/semantic_eval.py loo). Session 7 embedded each distinct chunk
+    text once, in rank order across cases (scripts/semantic_eval.py embed), 2-5 chunks a
+    second: a balanced sample of 88 cases' top 20 (about 14k texts) fit. Wider is worse there,
+    mix 0.2 raw, words only -> top 5 / 10 / 15 / 20: HELD R@5 0.933 -> 0.933 / 0.923 / 0.923 /
+    0.923, TUNED R@10 0.964 -> 0.964 / 0.964 / 0.950 / 0.950 (clap at top 20: R@5 0.923 ->
+    0.885, R@10 0.949 -> 0.923; TUNED Pack 0.964 -> 0.950); scaled or with a larger mix,
+    HELD R@5 falls to 0.904. The misses a wider re-rank could reach are few: of the ten
+    cases missed on DEV, three have their first gold file within the top 20."""
     mix: float = 0.2
     """fused = (1 - mix) x lexical / best lexical + mix x the best chunk's cosine. 0.1, 0.2
     and 0.3 tie on TUNED (MRR 0.864); 0.2 is their middle (HELD 0.789, 0.789, 0.795);
