@@ -16,10 +16,10 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from itertools import repeat
 from typing import TYPE_CHECKING
 
 from engine.analyse import Analyser, Batch, analyse_batch
@@ -79,8 +79,12 @@ def analyse_batches(
             workers, mp_context=context, initializer=start_worker, initargs=(encoding, parent)
         )
         try:
-            for batch in pool.map(analyse_in_worker, repeat(root), batches):
-                yield batch
+            # not pool.map: when the caller stops, map's iterator cancels the batches still
+            # waiting, and before Python 3.12 the pool's manager thread then fails on them
+            # with a traceback as the killed pool breaks (CPython gh-107219)
+            waiting = deque(pool.submit(analyse_in_worker, root, batch) for batch in batches)
+            while waiting:
+                yield waiting.popleft().result()
                 taken += 1
         except BaseException:
             stop_pool(pool)
@@ -112,9 +116,18 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     # before 3.14 there is no public way to stop running workers; the pool's process table
     # has been `_processes` since 3.2 (taken before shutdown, which forgets it)
     processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
+    results = getattr(pool, "_result_queue", None)
     for process in processes:
         process.kill()
+    # A worker killed while it sent a batch leaves half a message in the result pipe: the
+    # pool's manager thread would wait for the rest for ever, and the interpreter joins that
+    # thread at exit (`ctxtui index` hung after SIGTERM). The workers' ends of the pipe died
+    # with them; closing this process's own writing end lets that read end (EOF), so the
+    # thread marks the pool broken and returns.
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        writer.close()
+    pool.shutdown(wait=False)
 
 
 def start_worker(encoding: str, parent: int | None = None) -> None:

@@ -244,7 +244,7 @@ def test_a_broken_worker_pool_falls_back_to_indexing_in_process(
         def __exit__(self, *args: object) -> None:
             return None
 
-        def map(self, *args: object) -> list[object]:
+        def submit(self, *args: object) -> object:
             raise BrokenProcessPool("workers died")
 
         def shutdown(self, *args: object, **kwargs: object) -> None:

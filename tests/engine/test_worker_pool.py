@@ -25,12 +25,20 @@ pytestmark = pytest.mark.skipif(
 )
 
 CHILD = """
-import os, sys, time
+import os, struct, sys, time
 from pathlib import Path
 import engine.indexer
 import engine.pool
 
 def slow_batch(root, batch):
+    if sys.argv[4] == "half-sent":
+        # what a worker killed in the middle of sending its batch leaves in the result
+        # pipe: a message's length, then only the start of the message
+        frame = sys._getframe(1)
+        while "result_queue" not in frame.f_locals:  # concurrent.futures' worker loop
+            frame = frame.f_back
+        results = frame.f_locals["result_queue"]
+        os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + bytes(64))
     Path(sys.argv[2], f"worker-{os.getpid()}").touch()
     time.sleep(120)
     return []
@@ -43,7 +51,8 @@ else:
     sys.exit(main(["index", sys.argv[1], "--no-cache"]))
 """
 """Index argv[1] with 2 workers whose batches sleep; each worker leaves a file named by its
-pid in argv[2] once it holds a batch. argv[3] says how: the engine call or the CLI."""
+pid in argv[2] once it holds a batch. argv[3] says how: the engine call or the CLI; argv[4]
+"half-sent" makes each worker leave half a result in the pipe first."""
 
 
 def alive(pid: int) -> bool:
@@ -70,17 +79,19 @@ Started = tuple[subprocess.Popen[bytes], list[int]]
 
 @pytest.fixture
 def slow_index(tmp_path: Path) -> Iterator[Callable[[str], Started]]:
-    """Start the child, wait until both workers hold a batch; kill leftovers at the end."""
-    files = {f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(POOL_MIN_FILES)}
+    """Start the child, wait until both workers hold a batch; kill leftovers at the end.
+    The repository holds batches enough that some still wait when the child is stopped."""
+    count = 4 * POOL_MIN_FILES
+    files = {f"pkg/mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(count)}
     repo = make_repo(tmp_path / "repo", files)
     marks = tmp_path / "marks"
     marks.mkdir()
     processes: list[subprocess.Popen[bytes]] = []
     workers: list[int] = []
 
-    def start(how: str) -> Started:
+    def start(how: str, batch: str = "sleeps") -> Started:
         child = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(repo), str(marks), how],
+            [sys.executable, "-c", CHILD, str(repo), str(marks), how, batch],
             stderr=subprocess.PIPE,
         )
         processes.append(child)
@@ -106,12 +117,15 @@ def test_workers_end_when_the_indexing_process_is_killed(
     assert wait_for(lambda: not any(alive(pid) for pid in workers), 10), "orphaned workers"
 
 
+@pytest.mark.parametrize("batch", ["sleeps", "half-sent"])
 def test_sigterm_stops_ctxtui_index_and_its_workers(
-    slow_index: Callable[[str], Started],
+    slow_index: Callable[..., Started], batch: str
 ) -> None:
-    child, workers = slow_index("cli")
+    """One line and exit 143, with batches still waiting (the pool's thread once failed on
+    them with a traceback) and with half a result in the pipe (the process once hung)."""
+    child, workers = slow_index("cli", batch)
     child.send_signal(signal.SIGTERM)
     assert child.wait(timeout=20) == 128 + signal.SIGTERM
     assert child.stderr is not None
-    assert child.stderr.read().decode().strip().splitlines()[-1] == "ctxtui: terminated"
+    assert child.stderr.read().decode().strip().splitlines() == ["ctxtui: terminated"]
     assert wait_for(lambda: not any(alive(pid) for pid in workers), 10), "orphaned workers"
