@@ -88,9 +88,10 @@ def _nested_once(
     when its own words answer at least as well as the match it holds (hono's 90-line `cors`
     middleware scores 13.9 against 2.3 for the `set` closure inside it: dropping it for the
     closure left the file's view to a type that scored 6.9). Any other holder (a class, a
-    long function that scores less than what it holds) is dropped, since the focused view
-    keeps its header around the inner match anyway and keeping it whole would keep
-    everything. A long function kept is cut as any long match is (focus.MATCH_LINES).
+    long function that scores less than what it holds, or holds it past the lines its cut
+    view shows) is dropped, since the focused view keeps its header around the inner match
+    anyway and keeping it whole would keep everything. A long function kept is cut as any
+    long match is (focus.MATCH_LINES, the `whole_lines` here).
 
     One pass over the matches sorted by start (outer before inner): a span holds the next
     ones while they start before it ends.
@@ -114,21 +115,31 @@ def _nested_once(
             if end <= outer_end and (start, end) != (outer_start, outer_end)
         ]
         keeper = next(
-            (o for o in around if _keeps(decls[o], score[o] >= score[p], whole_lines)), None
+            (o for o in around if _keeps(decls[o], start, score[o] >= score[p], whole_lines)),
+            None,
         )
         if keeper is not None:
             absorbed[p] = keeper
         else:
             holders.update(around)
         open_spans.append((end, p, start))
+    # a function dropped for a better match it holds keeps nothing in its stead: a match it
+    # had absorbed stands on its own again
+    absorbed = {inner: keeper for inner, keeper in absorbed.items() if keeper not in holders}
     for inner, keeper in absorbed.items():
         score[keeper] = max(score[keeper], score[inner])
     return [(score[p], p) for _, p in found if p not in holders and p not in absorbed]
 
 
-def _keeps(decl: Span, answers_better: bool, whole_lines: int) -> bool:
-    """Whether a declaration holding a match is kept in the match's stead."""
-    return decl.kind in CALLABLE and (answers_better or decl.end_line - decl.start_line < whole_lines)
+def _keeps(decl: Span, inner_start: int, answers_better: bool, whole_lines: int) -> bool:
+    """Whether a declaration holding a match (starting at `inner_start`) is kept in the
+    match's stead: a short function always; a long one when it answers better and the match
+    lies within the lines its cut view shows (a closure past them would vanish)."""
+    if decl.kind not in CALLABLE:
+        return False
+    if decl.end_line - decl.start_line < whole_lines:
+        return True
+    return answers_better and inner_start < decl.start_line + whole_lines
 
 
 def score_declarations(

@@ -17,7 +17,13 @@ from engine.focus import header_last_lines
 from engine.levels import split_lines
 from engine.model import Declaration, DeclKind, Import, ImportUse, Index, ParsedFile
 from engine.rank import rank
-from engine.relevance import DeclarationWeights, match_declarations, score_declarations
+from engine.relevance import (
+    DeclarationWeights,
+    _nested_once,
+    match_declarations,
+    score_declarations,
+)
+from engine.tables import Span
 from engine.units import UnitWords, analyse_units, file_identifiers, own_lines
 from engine.words import count_words, identifier_words
 
@@ -128,11 +134,13 @@ def test_a_short_function_holding_a_match_is_kept_whole_in_its_stead(tmp_path: P
     assert _names(index, "app.py", matched) == ["find_error_handler"]
 
 
-def test_a_long_function_that_answers_better_than_its_closure_is_kept(tmp_path: Path) -> None:
-    # hono's cors middleware: a 90-line function holding a small `set` closure; dropping the
-    # function for the closure left the view to the options type that shares one word
-    filler = "".join(f"    allowed_{n} = options.get('allow_{n}')\n" for n in range(90))
-    text = (
+def _cors(closure_at: int) -> str:
+    """hono's cors middleware in Python: a 90-line function holding a small `set` closure
+    after `closure_at` lines of its body, beside an options type sharing one word."""
+    filler = [f"    allowed_{n} = options.get('allow_{n}')\n" for n in range(90)]
+    closure = "    def set(key, value):\n        response.headers[key] = value\n"
+    body = "".join(filler[:closure_at]) + closure + "".join(filler[closure_at:])
+    return (
         "class CorsOptions:\n"
         "    origin: str\n"
         "    allow_headers: list\n"
@@ -140,17 +148,32 @@ def test_a_long_function_that_answers_better_than_its_closure_is_kept(tmp_path: 
         "\n"
         "def cors(options):\n"
         '    """The cors middleware: set the headers of every response."""\n'
-        f"{filler}"
-        "    def set(key, value):\n"
-        "        response.headers[key] = value\n"
+        f"{body}"
         "    set('Access-Control-Allow-Origin', options.origin)\n"
         "    set('Access-Control-Allow-Headers', options.allow_headers)\n"
     )
-    index = index_repo(make_repo(tmp_path / "repo", {"cors.py": text}))[0]
+
+
+@pytest.mark.parametrize(("closure_at", "first"), [(20, "cors"), (90, "cors.set")])
+def test_a_long_function_that_answers_better_than_its_closure_is_kept(
+    tmp_path: Path, closure_at: int, first: str
+) -> None:
+    """Dropping `cors` for its closure left hono's view to the options type; but a closure
+    past the lines a long function's view shows (80) stays the match, or it would vanish."""
+    index = index_repo(make_repo(tmp_path / "repo", {"cors.py": _cors(closure_at)}))[0]
     file_id = index.path_ids["cors.py"]
     terms = [(_term(index, w), 1.0) for w in ("cors", "middleware", "set", "headers")]
     matched = match_declarations(index, terms, [file_id])[file_id]
-    assert _names(index, "cors.py", matched)[0] == "cors"
+    assert _names(index, "cors.py", matched)[0] == first
+
+
+def test_a_match_kept_by_a_function_dropped_for_a_better_one_stands_on_its_own() -> None:
+    """A long function that would keep one inner match but is dropped for a better one it
+    also holds lets the first stand on its own again (it once vanished with the function)."""
+    function = DeclKind.FUNCTION
+    spans = [Span(function, 1, 100), Span(function, 10, 15), Span(function, 20, 25)]
+    found = [(3.0, 0), (5.0, 1), (2.5, 2)]
+    assert sorted(_nested_once(found, spans, 80)) == [(2.5, 2), (5.0, 1)]
 
 
 # --------------------------------------------------------------------------- own lines, imports
