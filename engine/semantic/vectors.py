@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engine.analyse import sha1_of
 from engine.model import Index, Progress
 from engine.semantic.chunks import CHUNKER_VERSION, chunk_file
 from engine.semantic.embedder import Embedder
@@ -130,8 +131,10 @@ def embed_files(
 
     Only chunk texts without a vector go to the model: a chunk found in `known` (chunk_key ->
     vector; default: the store's own chunks) or met earlier in this call is reused, so an
-    edited file costs its changed chunks only. A file that vanished or cannot be read gets no
-    vectors (it is tried again next time). Returns the number of chunks embedded; stops early
+    edited file costs its changed chunks only. A file that vanished, cannot be read or
+    changed since it was indexed gets no vectors (it is tried again next time: vectors are
+    kept under the indexed content's hash, so they must be of that content). A file whose
+    undecodable bytes were replaced cannot be checked this way and is taken as read. Returns the number of chunks embedded; stops early
     when `should_stop()` says so.
     """
     import numpy as np  # deliberate: numpy loads with the index
@@ -170,6 +173,8 @@ def embed_files(
             text = read_text(parsed.path)
         except OSError:
             continue
+        if not parsed.replaced and sha1_of(text.encode("utf-8")) != parsed.sha1:
+            continue  # edited since it was indexed: its vectors wait for the new index's key
         chunks = chunk_file(
             parsed.path,
             text,

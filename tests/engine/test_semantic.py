@@ -198,6 +198,21 @@ def test_embedding_is_incremental_by_file_content(tmp_path: Path) -> None:
     assert again == 1 and embedder.texts[0].startswith("shop/report.py\n")
 
 
+def test_a_file_edited_after_indexing_waits_for_the_new_index(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", SHOP)
+    index, _ = index_repo(root)
+    (root / "shop/refunds.py").write_text("def reverse_charge(order):\n    return 0\n")
+    store, embedder = vector_store.VectorStore("fake-words-64", 64), FakeEmbedder()
+    ids = list(range(len(index.files)))
+    assert embed_files(index, ids, store, embedder, lambda p: read_text(root, p), WEIGHTS) == 2
+    waiting = missing(index, ids, store, WEIGHTS)
+    assert [index.files[i].path for i in waiting] == ["shop/refunds.py"]
+    index, _ = index_repo(root)
+    assert embed_files(index, ids, store, embedder, lambda p: read_text(root, p), WEIGHTS) == 1
+    assert missing(index, ids, store, WEIGHTS) == []
+    assert "return 0" in embedder.texts[-1]
+
+
 def test_an_edited_file_embeds_only_its_changed_chunks(tmp_path: Path) -> None:
     body = "".join(f"    x += {j}\n" for j in range(8))
     functions = [f"def step_{i}(x):\n{body}" for i in range(6)]
