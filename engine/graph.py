@@ -66,11 +66,13 @@ def personalised_pagerank(
     # in place, operands swapped only where IEEE arithmetic gives the same bits (a + b and
     # a x b commute), so the scores are exactly those of the plain formula.
     restarted = restart * begin
-    moved = np.empty(len(walk.src))
+    sent = np.empty(len(walk.run_node))
     spread = np.empty(len(rank))
     for _ in range(iterations):
-        np.take(rank, walk.src, out=moved)
-        moved *= walk.step
+        # rank[src] x step for every step, worked out once per run of steps that share both
+        np.take(rank, walk.run_node, out=sent)
+        sent *= walk.run_step
+        moved = np.repeat(sent, walk.run_length)
         flow = np.bincount(walk.dst, weights=moved, minlength=len(rank))
         lost_of[walk.dangling_slot] = rank[walk.dangling]  # as the sum over every file adds it
         np.multiply(begin, lost_of.sum(), out=spread)
@@ -93,10 +95,13 @@ class _Walk:
 
     nodes: npt.NDArray[np.int64]
     """File ids of the components, ascending; the walk numbers them 0, 1, ..."""
-    src: npt.NDArray[np.int64]
     dst: npt.NDArray[np.int64]
-    step: npt.NDArray[np.float64]
-    """Steps (from, to, probability) in the walk's numbering, in the order of the edges."""
+    """Where each step leads, in the walk's numbering, in the graph's order of steps."""
+    run_node: npt.NDArray[np.int64]
+    run_step: npt.NDArray[np.float64]
+    run_length: npt.NDArray[np.int64]
+    """The steps in runs that leave one node with one probability (from, probability, how
+    many steps): what a step carries is worked out once per run."""
     dangling: npt.NDArray[np.bool_]
     """Per node: it has no edge (only a seed can be one)."""
     dangling_slot: npt.NDArray[np.int64]
@@ -134,7 +139,7 @@ class _Graph:
         importers = np.bincount(imported, minlength=n_files)
         self.hub_divisor = 1.0 + hub_damping * np.log1p(importers)
         label = self._label = _components(n_files, src, dst)
-        order = np.argsort(label[src], kind="stable")
+        order = _step_order(edges, label[src], src)
         self._src, self._dst, self._step = src[order], dst[order], step[order]
         groups = np.arange(n_files + 1)
         self._cuts = np.searchsorted(label[self._src], groups)
@@ -165,14 +170,46 @@ class _Graph:
         number = np.zeros(len(self._label), dtype=np.int64)
         number[nodes] = np.arange(len(nodes))
         dangling = self.dangling[nodes]
+        src, step = number[self._src[edges]], self._step[edges]
+        starts = np.ones(len(src), dtype=np.bool_)  # where a run begins
+        starts[1:] = (src[1:] != src[:-1]) | (step[1:] != step[:-1])
+        starts = np.flatnonzero(starts)
         return _Walk(
             nodes,
-            number[self._src[edges]],
             number[self._dst[edges]],
-            self._step[edges],
+            src[starts],
+            step[starts],
+            np.diff(np.append(starts, len(src))),
             dangling,
             self._dangling_slot[nodes[dangling]],
         )
+
+
+def _step_order(
+    edges: npt.NDArray[np.int32],
+    component: npt.NDArray[np.int64],
+    src: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """The order the walk takes the steps (the edges forwards, then backwards) in: by
+    component, then, when the edges are sorted by importer and imported (as an index stores
+    them), forwards before backwards and each by the node they leave; else as given.
+
+    A file's share of a step is summed in the order of the steps that reach it, and that
+    order must stay the plain formula's for the scores to keep their bits. Sorted edges keep
+    it: the steps that reach a file forwards leave its importers in ascending order, and those
+    that reach it backwards leave the files it imports in ascending order. Then the steps that
+    leave one node come in runs (one forwards, one backwards, per component), and what they
+    carry is worked out once per run (a repeat, not a gather: 2.5 times faster on the 16k
+    tree).
+    """
+    import numpy as np  # deliberate: see personalised_pagerank
+
+    importer, imported = edges[:, 0], edges[:, 1]
+    same = importer[1:] == importer[:-1]
+    if not np.all((importer[1:] > importer[:-1]) | (same & (imported[1:] >= imported[:-1]))):
+        return np.argsort(component, kind="stable")
+    backwards = np.arange(len(src)) >= len(edges)
+    return np.lexsort((src, backwards, component))
 
 
 def _components(
