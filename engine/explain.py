@@ -65,7 +65,10 @@ class Explanations:
         hits: dict[int, TermHits],
         top_hits: list[int],
         chosen: tuple[set[int], set[int]],
+        matched: dict[int, tuple[int, ...]] | None = None,
     ) -> None:
+        """`matched` keeps the matched declarations: the store of an earlier ranking whose
+        question has the same index words and weights may be passed (a file's are its own)."""
         self._index = index
         self._order = order
         self._position = {file_id: number for number, file_id in enumerate(order)}
@@ -73,7 +76,7 @@ class Explanations:
         self._hits = hits
         self._top = set(top_hits)
         self._chosen = chosen
-        self._matched: dict[int, tuple[int, ...]] = {}
+        self._matched = {} if matched is None else matched
         self._reasons: dict[int, tuple[Reason, ...]] = {}
 
     def _block(self, file_id: int) -> list[int]:

@@ -9,7 +9,7 @@ names the benchmark run that chose it (shared/bench DEV split, `score.py`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -277,6 +277,11 @@ class _Scored:
     """Each question word's postings and contributions (for the word reasons)."""
     top_hits: list[int]
     """The best keyword hits that are neither pinned nor focus files, best first."""
+    matched: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """The matched declarations of the files read so far. They depend on the question's index
+    words and weights, not on how it spells them, so every ranking made from these scores
+    shares them: a last word typed further (`configu`, `configur`) matches no declaration
+    again (2-6 ms a keystroke on the 15,695-file tree)."""
 
 
 def _typed(
@@ -430,7 +435,13 @@ def _ranked_files(
     """The ranked files, each with its reasons worked out when first read."""
     pinned, focus = _chosen_ids(index, session)
     explained = Explanations(
-        index, scored.order, analysis, scored.per_term, scored.top_hits, (pinned, focus)
+        index,
+        scored.order,
+        analysis,
+        scored.per_term,
+        scored.top_hits,
+        (pinned, focus),
+        scored.matched,
     )
     # Up to 200 files a keystroke: the methods looked up once, and a saved index's paths read
     # from its list of them, with no file record (a third less time on the 15,695-file tree).

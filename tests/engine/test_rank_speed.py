@@ -274,3 +274,19 @@ def test_a_last_word_typed_further_to_the_same_words_keeps_the_order_in_its_own_
         (f.path, f.score, tuple(f.reasons)) for f in longer.files
     ]
 
+
+def test_a_last_word_typed_further_to_the_same_words_matches_no_declaration_again(
+    carts: Index, scored: list[set[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rank_module, "_TYPED", ArrayMemo())
+    monkeypatch.setattr(rank_module, "_TYPED_SCORES", ArrayMemo())
+    short = rank(carts, "cart tot", complete=False)
+    assert short.files[0].matched_declarations and len(scored) == 1
+    longer = rank(carts, "cart tota", complete=False)
+    typed = [(f.path, tuple(f.matched_declarations), tuple(f.reasons)) for f in longer.files]
+    blocks = -(-len(longer.files) // Explanations.BLOCK)
+    assert len(scored) == blocks  # the first block once: shared with the shorter question
+    monkeypatch.setattr(rank_module, "_TYPED", ArrayMemo())
+    monkeypatch.setattr(rank_module, "_TYPED_SCORES", ArrayMemo())
+    anew = rank(carts, "cart tota", complete=False)
+    assert [(f.path, tuple(f.matched_declarations), tuple(f.reasons)) for f in anew.files] == typed
