@@ -73,6 +73,8 @@ class QueryTerm:
     """The question's own spelling, for reasons ("sessions" rather than "sess")."""
     weight: float
     """Query-side weight: repetition and code-likeness."""
+    scope: bool = False
+    """The word is said in the subject's scope (`fix(derive): ...`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +147,14 @@ def analyse_query(
     if weights.title_weight != 1.0:
         for word in _title_words(text) & weighted.keys():
             weighted[word] *= weights.title_weight
+    scoped = scope_words(text) & weighted.keys()
     if weights.scope_weight != 1.0:
-        for word in scope_words(text) & weighted.keys():
+        for word in scoped:
             weighted[word] *= weights.scope_weight
     if not complete and raw_lower and not text[-1:].isspace():
         _expand_last_word(index, raw_lower[-1], weighted, shown, weights.expansions)
     terms = [
-        QueryTerm(index.vocab[w], w, shown.get(w, w), weight)
+        QueryTerm(index.vocab[w], w, shown.get(w, w), weight, w in scoped)
         for w, weight in weighted.items()
         if w in index.vocab
     ]

@@ -130,8 +130,41 @@ def test_the_subject_line_of_a_long_question_weighs_more(cache: Index) -> None:
 )
 def test_the_scope_of_a_subject_names_the_code(cache: Index, question: str) -> None:
     assert paths(rank(cache, question))[0] == "cache/store.py"
-    flat = dataclasses.replace(DEFAULT_WEIGHTS, scope_weight=1.0)
+    flat = dataclasses.replace(DEFAULT_WEIGHTS, scope_weight=1.0, scope_path=0.0)
     assert paths(rank(cache, question, weights=flat))[0] == "net/client.py"
+
+
+AREA: dict[str, str | bytes] = {
+    "router/trie.py": (
+        "class Node:\n"
+        "    def insert(self, parts, handler):\n"
+        "        child = self.children.setdefault(parts[0], Node())\n"
+        "        return child.insert(parts[1:], handler) if parts[1:] else handler\n"
+    ),
+    "app.py": (
+        "def mount(app, router, prefix):\n"
+        "    # the router takes every wildcard route below the prefix\n"
+        "    for route in router.routes:\n"
+        "        app.add(prefix + route.path, route.handler, router=router)\n"
+        "    return router\n"
+    ),
+    "router/static.py": "def serve(root, path):\n    return open(root + path).read()\n",
+    "router/params.py": "def split(path):\n    return [p for p in path.split('/') if p]\n",
+    **{f"util_{i}.py": f"def util_{i}(v):\n    return v + {i}\n" for i in range(6)},
+}
+
+
+def test_the_scope_is_an_area_of_the_tree(tmp_path: Path) -> None:
+    """A scope word found in a file's folders or name is a path hint as well as a word
+    (`RankWeights.scope_path`): `fix(router):` lifts the files of `router/` above the file
+    that merely says "router" most; said as a plain word, "router" is only a word."""
+    index = index_repo(make_repo(tmp_path / "area", AREA))[0]
+    area = {"router/trie.py", "router/static.py", "router/params.py"}
+    question = "fix(router): the wildcard route takes a child node"
+    assert set(paths(rank(index, question))[:3]) == area
+    off = dataclasses.replace(DEFAULT_WEIGHTS, scope_path=0.0)
+    assert paths(rank(index, question, weights=off))[1] == "app.py"
+    assert paths(rank(index, "the wildcard route takes a child node in the router"))[1] == "app.py"
 
 
 @pytest.mark.parametrize(
