@@ -224,17 +224,17 @@ def _expand_last_word(
         return  # already a whole word of the index
     terms = index.terms_sorted
     start = bisect.bisect_left(terms, prefix)
-    found: list[str] = []
-    for term in terms[start : start + 200]:
-        if not term.startswith(prefix):
+    # term ids follow the sorted vocabulary: a word's id is its place, with no lookup (each
+    # was two binary searches of the saved vocabulary: 2-3 ms on a key of the 16k tree)
+    found: list[int] = []
+    for term_id in range(start, min(start + 200, len(terms))):
+        if not terms[term_id].startswith(prefix):
             break
-        found.append(term)
-    found.sort(
-        key=lambda t: (
-            -int(index.postings.ptr[index.vocab[t] + 1] - index.postings.ptr[index.vocab[t]])
-        )
-    )
-    for term in found[:limit]:
+        found.append(term_id)
+    ptr = index.postings.ptr
+    found.sort(key=lambda t: -int(ptr[t + 1] - ptr[t]))
+    for term_id in found[:limit]:
+        term = terms[term_id]
         weighted.setdefault(term, 0.5)
         shown.setdefault(term, prefix)
 

@@ -332,3 +332,16 @@ def test_ranking_keeps_the_question_and_its_terms(shop: Index) -> None:
     ranking = rank(shop, "Where are values rounded?")
     assert ranking.query == "Where are values rounded?"
     assert set(ranking.terms) == set(words("values rounded"))
+
+
+def test_a_partly_typed_word_expands_to_the_words_most_files_use_first(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        f"app/m{n}.py": "".join(f"{word} = 1\n" for word in used)
+        for n, used in enumerate(
+            [("talc", "tallow", "talon"), ("tallow", "talon"), ("talon",), ("tango",)]
+        )
+    }
+    index = index_repo(make_repo(tmp_path / "repo", files))[0]
+    expanded = [t.word for t in analyse_query(index, "tal", complete=False).terms]
+    assert expanded[:3] == ["talon", "tallow", "talc"]  # in 3, 2 and 1 files
+    assert "tango" not in expanded
