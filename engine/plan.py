@@ -11,7 +11,10 @@ reads), so it follows every keystroke:
    (not cut after engine.focus.MATCH_LINES), then every matching declaration, then the
    whole file;
 4. further strong files get their smallest code view, then their depth, while budget lasts;
-5. what is still left adds outlines of further files, for orientation.
+5. what is left gives the weak files among the best (PlanLimits.breadth_files, scoring under
+   PlanLimits.code_score_share of the best) their smallest code view: the ranking put them
+   there, and an outline does not show the answer when one of them holds it;
+6. what is still left adds outlines of further files, for orientation.
 A less detailed level is never used where it would cost more than a richer one (an outline of
 a hundred signatures can cost more than a focused view): the richer, cheaper one is used.
 A plain greedy planner (whole files in ranked order) leaves the answer out whenever a large
@@ -111,7 +114,10 @@ def plan(
             for c in group:
                 if c.level is Level.FOCUSED:
                     deepen(c)
-    for c in auto:  # 5: outlines of the rest, for orientation
+    for c in auto[: limits.breadth_files]:  # 5: the weak among the best files, their code
+        if c.level is Level.OFF and c.ranked.score > 0:
+            fill.smallest_code(c)
+    for c in auto:  # 6: outlines of the rest, for orientation
         if c.level is Level.OFF and c.ranked.score > 0:
             fill.outline(c)
     entries = tuple(

@@ -363,3 +363,25 @@ def test_once_the_budget_is_spent_no_further_file_is_looked_into(ledgers: Index)
     last = max(e.rank for e in packed.entries)
     assert last < len(ranking.files) - 1
     assert asked and not asked & {f.path for f in ranking.files[last:]}
+
+
+def test_weak_files_among_the_best_get_their_code_from_what_depth_leaves(ledgers: Index) -> None:
+    """Files of the top 10 scoring under PlanLimits.code_score_share of the best get their
+    smallest code view after the strong files' depth, not just an outline."""
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    best = ranking.files[0].score
+    weak = {f.path for f in ranking.files[5:]}
+    skewed = replace(
+        ranking,
+        files=tuple(replace(f, score=best * 0.05) if f.path in weak else f for f in ranking.files),
+    )
+    strong_only = replace(skewed, files=skewed.files[:5])
+    for budget in (3000, 9000, 30000):
+        packed = plan(skewed, ledgers, budget)
+        alone = plan(strong_only, ledgers, budget)
+        # the strong files' views are what they would be without the weak ones
+        assert [e for e in packed.entries if e.path not in weak] == list(alone.entries)
+    roomy = plan(skewed, ledgers, 30000).entries
+    assert {e.path for e in roomy if e.level in (Level.FOCUSED, Level.FULL)} >= weak
+    tight = plan(skewed, ledgers, 3000).entries
+    assert not weak & {e.path for e in tight if e.level in (Level.FOCUSED, Level.FULL)}
