@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.model import Declaration, Import, ParsedFile, SkippedFile, SkipReason, SourceFile
 from engine.words import IDENTIFIER, identifier_words, identifiers, normalise_part
@@ -80,7 +80,7 @@ class Analysis:
     """Imports as written; targets are resolved once every file is known."""
     terms: npt.NDArray[np.int32]
     """Term id of each term row, in the numbering of the process that analysed the file
-    until the main process renumbers it (`numbered`)."""
+    (the main process renumbers a batch's at once: engine.fresh)."""
     fields: npt.NDArray[np.int8]
     """Field column (position in FIELDS) of each term row."""
     counts: npt.NDArray[np.int32]
@@ -101,13 +101,109 @@ class Analysis:
     uses: bytes
     """Which declarations use each import line (engine.units.encode_import_uses)."""
 
-    def numbered(self, ids: npt.NDArray[np.int32]) -> Analysis:
-        """The same analysis with term ids looked up in `ids` (local id -> index id)."""
-        return replace(
-            self,
-            terms=ids[self.terms],
-            declaration_terms=ids[self.declaration_terms],
-            unit_terms=ids[self.unit_terms],
+
+FILE_COLUMNS = (
+    "size", "tokens", "lines", "declarations", "outline_tokens", "focused_tokens", "role",
+    "flags", "mtime_ns",
+)  # fmt: skip
+"""Analysis attributes sent (and kept by engine.fresh) as per-file number columns."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analysed:
+    """The analysed files of a batch, column by column, in the batch's order.
+
+    This is what a worker sends back: each file's small arrays joined into one array a
+    column, with each file's share of it, so a batch pickles as a dozen arrays and lists
+    rather than a dozen small arrays a file (3 s of pickling and unpickling on the 16k tree
+    were a third of the main process's work while the workers parse). Term ids are in the
+    numbering of the process that analysed the files.
+    """
+
+    paths: list[str]
+    """Relative POSIX paths."""
+    languages: list[str]
+    """Language keys."""
+    columns: dict[str, list[int]]
+    """FILE_COLUMNS name -> value per file."""
+    sha1: bytes
+    """20 bytes (the SHA-1 of the bytes read) per file."""
+    body_length: list[float]
+    """Body words per file."""
+    records: list[bytes]
+    """Stored declarations per file (engine.tables.encode_declarations)."""
+    imports: list[tuple[Import, ...]]
+    """Imports as written per file."""
+    uses: list[bytes]
+    """Stored import uses per file."""
+    term_rows: list[int]
+    """Term rows of each file: the files' Analysis.terms, .fields and .counts follow each
+    other in the next three arrays."""
+    terms: npt.NDArray[np.int32]
+    """Term id of each term row."""
+    fields: npt.NDArray[np.int8]
+    """Field column of each term row."""
+    counts: npt.NDArray[np.int32]
+    """Occurrences of each term row."""
+    declaration_rows: list[int]
+    """Declaration postings of each file, in the next two arrays."""
+    declaration_positions: npt.NDArray[np.int32]
+    """Declaration (position in its file) of each posting."""
+    declaration_terms: npt.NDArray[np.int32]
+    """Term id of each posting."""
+    line_rows: list[int]
+    """Items of `line_prefix` of each file (its lines + 1)."""
+    line_prefix: npt.NDArray[np.int32]
+    """Each file's prefix sums of tokens per line, one after another."""
+    unit_words: list[int]
+    """Rows of `unit_terms` and `unit_tf` of each file."""
+    unit_declarations: list[int]
+    """Items of `unit_rows` of each file (one a declaration)."""
+    unit_terms: npt.NDArray[np.int32]
+    """Each file's declarations' distinct words (term ids), one file after another."""
+    unit_tf: npt.NDArray[np.uint8]
+    """Their occurrences per field, shape (len(unit_terms), 3)."""
+    unit_rows: npt.NDArray[np.int32]
+    """Words of each declaration, one file after another."""
+
+    @classmethod
+    def of(cls, analyses: list[Analysis]) -> Analysed:
+        """Join the analyses of a batch."""
+        import numpy as np  # deliberate: numpy loads with the analysis
+
+        from engine.model import FIELDS
+
+        body = FIELDS.index("body")
+
+        def joined(name: str, dtype: Any, width: int = 0) -> npt.NDArray[Any]:
+            parts = [getattr(a, name) for a in analyses]
+            if not parts:
+                return np.zeros((0, width) if width else 0, dtype=dtype)
+            return np.concatenate(parts).astype(dtype, copy=False)
+
+        return cls(
+            paths=[a.path for a in analyses],
+            languages=[a.language for a in analyses],
+            columns={name: [getattr(a, name) for a in analyses] for name in FILE_COLUMNS},
+            sha1=b"".join(bytes.fromhex(a.sha1) for a in analyses),
+            body_length=[float(a.counts[a.fields == body].sum()) for a in analyses],
+            records=[a.record for a in analyses],
+            imports=[a.imports for a in analyses],
+            uses=[a.uses for a in analyses],
+            term_rows=[len(a.terms) for a in analyses],
+            terms=joined("terms", np.int32),
+            fields=joined("fields", np.int8),
+            counts=joined("counts", np.int32),
+            declaration_rows=[len(a.declaration_terms) for a in analyses],
+            declaration_positions=joined("declaration_positions", np.int32),
+            declaration_terms=joined("declaration_terms", np.int32),
+            line_rows=[len(a.line_prefix) for a in analyses],
+            line_prefix=joined("line_prefix", np.int32),
+            unit_words=[len(a.unit_terms) for a in analyses],
+            unit_declarations=[len(a.unit_rows) for a in analyses],
+            unit_terms=joined("unit_terms", np.int32),
+            unit_tf=joined("unit_tf", np.uint8, 3),
+            unit_rows=joined("unit_rows", np.int32),
         )
 
 
@@ -116,11 +212,13 @@ class Batch:
     """What a process sends back for a batch of files."""
 
     numbering: str
-    """Which TermNumbering the term ids of `results` are in."""
+    """Which TermNumbering the term ids of `analysed` are in."""
     words: list[str]
     """Words that numbering met for the first time in this batch, in id order."""
-    results: list[Analysis | SkippedFile]
-    """One result per file, in the batch's order."""
+    analysed: Analysed
+    """The files analysed, in the batch's order."""
+    skipped: list[SkippedFile]
+    """The files left out (binary, unreadable, ...), in the batch's order."""
 
 
 class TermNumbering:
@@ -221,7 +319,9 @@ def analyse_batch(root: str, sources: list[SourceFile], analyser: Analyser) -> B
     """Analyse files with one analyser; the batch carries the words it numbered meanwhile."""
     results = [analyse_file(root, source, analyser) for source in sources]
     numbering = analyser.numbering
-    return Batch(numbering.key, numbering.new_words(), results)
+    analysed = Analysed.of([r for r in results if isinstance(r, Analysis)])
+    skipped = [r for r in results if isinstance(r, SkippedFile)]
+    return Batch(numbering.key, numbering.new_words(), analysed, skipped)
 
 
 def read_source(root: str, source: SourceFile) -> bytes | SkippedFile:

@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.analyse import Analysis
-from engine.index import BODY
+from engine.analyse import FILE_COLUMNS, Analysed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,10 +21,7 @@ if TYPE_CHECKING:
 
     from engine.model import Import
 
-COLUMNS = (
-    "size", "tokens", "lines", "declarations", "outline_tokens", "focused_tokens", "role",
-    "flags", "mtime_ns",
-)  # fmt: skip
+COLUMNS = FILE_COLUMNS
 """Analysis attributes kept as per-file number columns."""
 
 Rows = tuple["npt.NDArray[np.int32]", "npt.NDArray[np.int32]", "npt.NDArray[np.int8]",
@@ -75,6 +71,34 @@ class Runs:
         chunk[self._used : self._used + size] = flat
         self._where.append((len(self._chunks) - 1, self._used, size))
         self._used += size
+
+    def extend(self, flat: npt.NDArray[Any], rows: list[int]) -> None:
+        """Keep copies of consecutive runs given joined in `flat`, `rows[i]` rows the i-th:
+        laid out in the chunks exactly as appending them one by one would, with one copy
+        for all the runs that fit in a chunk rather than one a run."""
+        import numpy as np  # deliberate: numpy loads with the index
+
+        flat = flat.reshape(-1)
+        sizes = [n * self._width for n in rows]
+        at = 0  # where the next run starts in flat
+        i = 0
+        while i < len(sizes):
+            room = len(self._chunks[-1]) - self._used if self._chunks else -1
+            end, total = i, 0
+            while end < len(sizes) and total + sizes[end] <= room:
+                total += sizes[end]
+                end += 1
+            if end == i:  # the next run needs a chunk of its own (as `append` gives it)
+                self._chunks.append(np.empty(max(CHUNK_ITEMS, sizes[i]), dtype=self._dtype))
+                self._used = 0
+                continue
+            chunk = len(self._chunks) - 1
+            self._chunks[chunk][self._used : self._used + total] = flat[at : at + total]
+            for size in sizes[i:end]:
+                self._where.append((chunk, self._used, size))
+                self._used += size
+            at += total
+            i = end
 
     def rows(self) -> list[int]:
         """Rows of each run, in order."""
@@ -132,58 +156,48 @@ class Fresh:
     """Stored import uses per position."""
     _rows: list[Rows] = field(default_factory=list)
     _declarations: list[tuple[npt.NDArray[np.int32], ...]] = field(default_factory=list)
-    _pending: list[Analysis] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.paths)
 
-    def add(self, analysis: Analysis) -> None:
-        """Keep one analysis (its term ids already the index's)."""
-        self.paths.append(analysis.path)
-        self.languages.append(analysis.language)
-        for name, values in self.columns.items():
-            values.append(getattr(analysis, name))
-        self.sha1 += bytes.fromhex(analysis.sha1)
-        self.body_length.append(float(analysis.counts[analysis.fields == BODY].sum()))
-        self.records.append(analysis.record)
-        self.imports.append(analysis.imports)
-        self.line_prefix.append(analysis.line_prefix)
-        self.unit_terms.append(analysis.unit_terms)
-        self.unit_tf.append(analysis.unit_tf)
-        self.unit_rows.append(analysis.unit_rows)
-        self.uses.append(analysis.uses)
-        self._pending.append(analysis)
-
-    def end_batch(self) -> None:
-        """Join the pending files' term rows and declaration postings into one array each."""
+    def add_batch(self, analysed: Analysed, ids: npt.NDArray[np.int32]) -> None:
+        """Keep a batch's analysed files, their term ids renumbered by `ids` (the analysing
+        process's id -> the index's), one array lookup a column."""
         import numpy as np  # deliberate: numpy loads with the index
 
-        pending, self._pending = self._pending, []
-        if not pending:
+        first = len(self.paths)
+        self.paths += analysed.paths
+        self.languages += analysed.languages
+        for name, values in self.columns.items():
+            values += analysed.columns[name]
+        self.sha1 += analysed.sha1
+        self.body_length += analysed.body_length
+        self.records += analysed.records
+        self.imports += analysed.imports
+        self.uses += analysed.uses
+        self.line_prefix.extend(analysed.line_prefix, analysed.line_rows)
+        self.unit_terms.extend(ids[analysed.unit_terms], analysed.unit_words)
+        self.unit_tf.extend(analysed.unit_tf, analysed.unit_words)
+        self.unit_rows.extend(analysed.unit_rows, analysed.unit_declarations)
+        if not analysed.paths:
             return
-        first = len(self.paths) - len(pending)
         files = np.arange(first, len(self.paths), dtype=np.int32)
         self._rows.append((
-            np.repeat(files, [len(a.terms) for a in pending]),
-            np.concatenate([a.terms for a in pending]),
-            np.concatenate([a.fields for a in pending]),
-            np.concatenate([a.counts for a in pending]),
+            np.repeat(files, analysed.term_rows), ids[analysed.terms], analysed.fields,
+            analysed.counts,
         ))  # fmt: skip
         self._declarations.append((
-            np.repeat(files, [len(a.declaration_terms) for a in pending]),
-            np.concatenate([a.declaration_positions for a in pending]),
-            np.concatenate([a.declaration_terms for a in pending]),
+            np.repeat(files, analysed.declaration_rows), analysed.declaration_positions,
+            ids[analysed.declaration_terms],
         ))  # fmt: skip
 
     def take_rows(self) -> Iterator[Rows]:
         """The term rows, batch by batch, each let go once taken."""
-        self.end_batch()
         while self._rows:
             yield self._rows.pop(0)
 
     def take_declarations(self) -> Iterator[tuple[npt.NDArray[np.int32], ...]]:
         """(file, position, term) of the declaration postings, batch by batch."""
-        self.end_batch()
         while self._declarations:
             yield self._declarations.pop(0)
 
@@ -202,4 +216,3 @@ class Fresh:
         self.uses.clear()
         self._rows.clear()
         self._declarations.clear()
-        self._pending.clear()

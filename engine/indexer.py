@@ -416,14 +416,10 @@ def _analyse_all(
         ids = numberings.get(batch.numbering)
         if ids is None:
             ids = numberings[batch.numbering] = _IdMap()
-        ids.extend([vocabulary.add(word) for word in batch.words])
-        for result in batch.results:
-            if isinstance(result, SkippedFile):
-                skips.append(result)
-            else:
-                fresh.add(result.numbered(ids.array))
-        fresh.end_batch()
-        done += len(batch.results)
+        ids.extend(vocabulary.add_all(batch.words))
+        fresh.add_batch(batch.analysed, ids.array)
+        skips += batch.skipped
+        done += len(batch.analysed.paths) + len(batch.skipped)
         if on_progress is not None:
             on_progress(Progress("parse", done, len(sources)))
     return fresh, skips

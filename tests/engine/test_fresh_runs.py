@@ -49,3 +49,33 @@ def test_a_chunk_is_let_go_once_its_runs_are_taken(monkeypatch: pytest.MonkeyPat
     next(taking)
     gc.collect()
     assert first() is None
+
+
+@pytest.mark.parametrize("width", [1, 3])
+def test_runs_kept_at_once_lie_as_if_appended_one_by_one(
+    monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    monkeypatch.setattr(engine.fresh, "CHUNK_ITEMS", 8 * width)
+    rows = [3, 0, 5, 20, 2, 6, 1, 0, 8, 4]
+    given = [np.arange(width * n, dtype=np.int32).reshape(-1, width) + 100 * n for n in rows]
+    one_by_one, at_once = Runs("int32", width), Runs("int32", width)
+    for run in given:
+        one_by_one.append(run)
+    at_once.append(given[0])  # a batch after a run already kept
+    at_once.extend(np.concatenate(given[1:5]), rows[1:5])
+    at_once.extend(np.concatenate(given[5:]), rows[5:])
+    assert at_once._where == one_by_one._where
+    assert [len(c) for c in at_once._chunks] == [len(c) for c in one_by_one._chunks]
+    assert at_once.rows() == rows
+    for taken, run in zip(at_once.take(), given, strict=True):
+        assert np.array_equal(taken.reshape(-1, width), run)
+
+
+def test_vocabulary_numbers_new_words_after_the_known_ones_in_their_order() -> None:
+    from engine.index import Vocabulary
+
+    vocabulary = Vocabulary.of(["alpha", "beta"])
+    assert vocabulary.add_all(["gamma", "beta", "delta", "gamma"]) == [2, 1, 3, 2]
+    assert vocabulary.words == ["alpha", "beta", "gamma", "delta"]
+    assert vocabulary.ids == {"alpha": 0, "beta": 1, "gamma": 2, "delta": 3}
+    assert vocabulary.add_all([]) == []
