@@ -124,6 +124,14 @@ def test_lone_surrogates_do_not_break_line_counts(tokenizer: Tokenizer) -> None:
     assert len(counts) == 3
 
 
+def test_a_loaded_tokenizer_keeps_no_python_copy_of_its_ranks(tokenizer: Tokenizer) -> None:
+    # tiktoken's Rust core holds its own copy; the Python dict would cost each index worker
+    # (and the app) 26 MB for nothing
+    assert "_mergeable_ranks" not in vars(tokenizer._encoding)
+    assert tokenizer.count("hello world") == 2
+    assert tokenizer.count_many(["hello world", "a"]) == [2, 1]
+
+
 def test_tampered_table_is_rejected(tmp_path: Path) -> None:
     raw = bytearray(gzip.decompress((DATA_DIR / "cl100k_base.tiktoken.gz").read_bytes()))
     raw[-3] = ord("9") if raw[-3] != ord("9") else ord("8")  # change the last rank's digits
