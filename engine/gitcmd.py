@@ -101,7 +101,17 @@ def filter_safety(root: str | Path) -> tuple[str, ...]:
     `.gitattributes` gives it; drivers have names of the repository's choosing, so they are
     read from its config (reading config runs nothing) and each is emptied.
     """
-    listed = git_output(root, "config", "-z", "--get-regexp", r"^filter\.")
+    return filter_flags(git_output(root, *FILTER_LISTING))
+
+
+FILTER_LISTING = ("config", "-z", "--get-regexp", r"^filter\.")
+"""The git command listing every filter driver's settings (`filter_flags` reads its output;
+run it with `start_git` to wait for it only when the flags are needed)."""
+
+
+def filter_flags(listed: bytes | None) -> tuple[str, ...]:
+    """The `-c` flags of `filter_safety`, from the output of FILTER_LISTING (None or empty:
+    no driver, or the command failed, as it does when no key matches)."""
     if not listed:
         return ()
     drivers: set[str] = set()

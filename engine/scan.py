@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 from engine.errors import ScanError
-from engine.gitcmd import filter_safety, finish_git, git_output, start_git
+from engine.gitcmd import FILTER_LISTING, filter_flags, finish_git, git_output, start_git
 from engine.ignore import IgnoreMatcher, IgnoreRule, parse_rules
 from engine.model import Progress, ScanOptions, ScanReport, SkippedFile, SkipReason, SourceFile
 from engine.parse.languages import language_for_path
@@ -110,7 +110,8 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
     outside git (then nothing was judged).
 
     `git ls-files -o` walks the whole tree for untracked files (0.15 s on 16,000 files) and
-    `git diff-files` stats every tracked file against the git index, both in the background.
+    `git diff-files` stats every tracked file against the git index, both in the background
+    (diff-files once the filter drivers are listed, side by side with finding the index).
     Meanwhile the tracked files are judged: from the memo of an earlier scan (engine.scan_memo)
     while the git index and the rules are those it was made with, then again for the ones git
     finds changed; else all of them, listed by `git ls-files -s` (the index alone). The
@@ -122,14 +123,17 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
     walking = start_git(root, "ls-files", "-o", "--exclude-standard", "-z")
     if walking is None:
         return None
+    # the filter drivers diff-files must not run are listed while the index is found
+    listing = start_git(root, *FILTER_LISTING) if memo_file is not None else None
     checking: subprocess.Popen[bytes] | None = None
     tracked: list[str] | None
     odd: Collection[str]  # tracked paths judged again whatever git says (see _tracked)
     try:
         where = index_path(root) if memo_file is not None else None
         git_index = index_identity(where) if where is not None else None
+        filters = filter_flags(finish_git(listing)) if listing is not None else ()
         if git_index is not None:
-            checking = start_git(root, *filter_safety(root), *STAT_CHECK)
+            checking = start_git(root, *filters, *STAT_CHECK)
         memo = load_memo(memo_file, root, git_index) if memo_file and git_index else None
         if memo is not None and collector.recall(memo):
             tracked, odd = list(memo.tracked), memo.unsure
@@ -142,7 +146,7 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
         # a file diff-files could not stat is missing from its list: then it vouches for none
         dirty = _paths(finish_git(checking, silent=True)) if checking is not None else None
     finally:
-        for process in (walking, checking):
+        for process in (walking, listing, checking):
             if process is not None and process.poll() is None:  # judging failed: no git left
                 process.kill()
                 process.wait()

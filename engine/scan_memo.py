@@ -45,9 +45,33 @@ _KEPT, _SKIPPED, _NOTHING = 1, 2, 0
 
 
 def index_path(root: str) -> str | None:
-    """Where the git index of the repository at `root` is; None outside git."""
+    """Where the git index of the repository at `root` is; None outside git.
+
+    Read without git when `root/.git` is a folder git would take for its repository (the
+    usual clone: 10-40 ms of a warm scan saved); else (a worktree's or submodule's `.git`
+    file, a sub-folder of a repository, an odd `.git`) `git rev-parse` says."""
+    git_dir = os.path.join(root, ".git")
+    if _is_git_dir(git_dir):
+        return os.path.join(git_dir, "index")
     found = git_output(root, "rev-parse", "--git-path", "index")
     return os.path.join(root, os.fsdecode(found.strip())) if found else None
+
+
+def _is_git_dir(path: str) -> bool:
+    """Tell whether git's discovery stops at folder `path` (git's own test: a HEAD that is a
+    symbolic ref or an object id, and `objects` and `refs` folders). Git keeps the index of
+    such a folder in it whatever its config says (the environment variables that would move
+    it are not passed to git: engine.gitcmd). Any doubt says no, and git is asked."""
+    try:
+        with open(os.path.join(path, "HEAD"), "rb") as handle:
+            head = handle.read(200).strip()
+    except OSError:
+        return False
+    is_ref = head.startswith(b"ref: refs/")
+    is_id = len(head) in (40, 64) and all(c in b"0123456789abcdef" for c in head)
+    return (is_ref or is_id) and all(
+        os.path.isdir(os.path.join(path, name)) for name in ("objects", "refs")
+    )
 
 
 def index_identity(path: str) -> str | None:

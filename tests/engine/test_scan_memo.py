@@ -376,3 +376,48 @@ def test_finish_git_when_silent_refuses_an_answer_with_complaints() -> None:
 
     assert finish_git(run()) == b"a.py\0"
     assert finish_git(run(), silent=True) is None
+
+
+def git_answer(root: Path) -> str:
+    """Where `git rev-parse` says the git index of `root` is."""
+    found = subprocess.run(
+        ["git", "rev-parse", "--git-path", "index"], cwd=root, check=True, capture_output=True
+    )
+    return os.path.join(root, found.stdout.decode().strip())
+
+
+def test_the_index_of_a_plain_clone_is_found_without_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(tmp_path)
+    expected = git_answer(root)
+    monkeypatch.setattr(scan_memo_module, "git_output", lambda *a: pytest.fail("git asked"))
+    found = scan_memo_module.index_path(str(root))
+    assert found is not None and os.path.samefile(found, expected)
+
+
+def test_a_git_folder_git_passes_over_is_left_to_git(tmp_path: Path) -> None:
+    # an empty `.git` folder (or one with a HEAD but no objects) is not a repository: git
+    # goes on up to the parent's, and so must the memo, or it would vouch by the wrong index
+    root = repo(tmp_path)
+    inner = root / "lib"
+    (inner / ".git").mkdir()
+    assert scan_memo_module.index_path(str(inner)) == git_answer(inner)
+    (inner / ".git/HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    assert scan_memo_module.index_path(str(inner)) == git_answer(inner)
+    assert git_answer(inner) == os.path.join(inner, "../.git/index")
+    memo = tmp_path / "cache" / MEMO_FILE
+    scan(inner, memo_file=memo)
+    edited = inner / "util.py"
+    edited.write_text("changed = True\n", encoding="utf-8")
+    later(edited)
+    git(root, "add", "lib/util.py")  # the parent's index changes; the memo's must not stand
+    assert_same_as_a_full_scan(inner, memo)
+
+
+def test_a_worktree_s_index_is_the_one_git_names(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    git(root, "commit", "-q", "--allow-empty", "-m", "base")
+    git(root, "worktree", "add", "-q", str(tmp_path / "wt"))
+    found = scan_memo_module.index_path(str(tmp_path / "wt"))
+    assert found is not None and os.path.samefile(found, root / ".git/worktrees/wt/index")

@@ -3,6 +3,7 @@ fsmonitor, hooks, filter drivers, external diff, textconv and signature programs
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -67,4 +68,22 @@ def test_index_rank_and_pack_with_changes_run_nothing(
     assert sorted(p.name for p in marks.iterdir()) == []
     assert git_head(repo) is not None
     assert "cart.py" in read_git_signals(repo, ["cart.py"])
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_an_index_checking_files_with_git_runs_nothing(
+    trap_repo: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, marks = trap_repo
+    (repo / "other.py").write_text(CART)
+    off = ["-c", "filter.trap.clean=", "-c", "filter.trap.required=false"]
+    subprocess.run(["git", *off, "add", "other.py"], cwd=repo, check=True)
+    # racily clean (the index no newer than the file): `git diff-files`, which the scan runs
+    # to trust its memo, reads other.py through the filter to see whether it changed
+    st = (repo / "other.py").stat()
+    os.utime(repo / ".git/index", ns=(st.st_atime_ns, st.st_mtime_ns))
+    for mark in marks.iterdir():  # left by the `git add` above
+        mark.unlink()
+    assert main(["index", str(repo)]) == 0
+    assert main(["index", str(repo)]) == 0
     assert sorted(p.name for p in marks.iterdir()) == []
