@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -219,9 +220,31 @@ def _tolerant_streams() -> None:
             reconfigure(errors=errors)
 
 
+QUICK_EXIT = ("index", "rank", "pack")
+"""Subcommands whose work is all done (caches written, worker pools stopped, the clipboard
+tool finished) when main() returns: the process then ends without the interpreter's
+teardown, whose garbage collections over every imported module's objects cost 50-170 ms of a
+warm `ctxtui index` of 16,000 files (0.5-0.7 s in all)."""
+
+
 def main_entry() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    code = main()
+    if sys.argv[1:2] and sys.argv[1] in QUICK_EXIT:
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """End the process with `code` once what it printed is written (os._exit flushes nothing);
+    if a stream refuses (a reader that left, a full disk), return and let the usual exit say
+    so as it always did."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
 
 
 HANDLERS = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -505,6 +506,38 @@ def test_console_script_reports_a_missing_path_in_one_line(tmp_path: Path) -> No
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (1, "")
     assert one_line(done.stderr).startswith("ctxtui: ")
+
+
+def test_console_script_index_prints_its_whole_report_through_a_pipe(repo: Path) -> None:
+    # index, rank and pack end without the interpreter's teardown: what they print must
+    # still all be written, and their exit code kept
+    done = subprocess.run(
+        [*console_script(), "index", str(repo)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(str(repo)) and "\ncache " in done.stdout
+    assert done.stdout.endswith("\n") and done.stderr == ""
+    missing = subprocess.run(
+        [*console_script(), "index", str(repo / "nowhere")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (missing.returncode, missing.stdout) == (1, "")
+    assert one_line(missing.stderr).startswith("ctxtui: ")
+
+
+def test_console_script_index_into_a_reader_that_left_is_quiet(repo: Path) -> None:
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader has gone before the report is written
+    try:
+        done = subprocess.run(
+            [*console_script(), "index", str(repo)],
+            stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    finally:
+        os.close(writer)
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert done.returncode == 0
 
 
 def test_workspace_serves_a_changed_file_fresh_after_a_refresh(tmp_path: Path) -> None:
