@@ -56,6 +56,9 @@ INTENT_WORDS: dict[Intent, frozenset[str]] = {
 }
 """Words that reveal what the question is for; the first intent with a hit wins ties."""
 
+KIND_LABELS = "fix fixes fixed feat feature perf refactor chore bug bugs issue wip add adds revert"
+"""Words that label a subject with the kind of change (`fix:`, `Fix bug, ...`, `Add ...`)."""
+
 DOC_WORDS = frozenset("doc docs documentation readme guide tutorial".split())
 CHANGELOG_WORDS = frozenset("changelog changes history release releases".split())
 EXAMPLE_WORDS = frozenset("example examples sample demo".split())
@@ -112,6 +115,9 @@ class QueryWeights:
     """Weight multiplier for the words of a many-line question's first line."""
     scope_weight: float = 1.0
     """Weight multiplier for the words of a subject's scope (`fix(derive):`, `Router:`)."""
+    kind_weight: float = 1.0
+    """Weight multiplier for the words that say what kind of question it is (KIND_WORDS),
+    said in prose, outside the scope."""
     expansions: int = 12
     """How many vocabulary words a partly typed last word expands to."""
 
@@ -148,6 +154,12 @@ def analyse_query(
         for word in _title_words(text) & weighted.keys():
             weighted[word] *= weights.title_weight
     scoped = scope_words(text) & weighted.keys()
+    if weights.kind_weight != 1.0:
+        kinds = KIND_WORDS & weighted.keys()
+        if kinds:
+            kinds -= scoped | {w for t, code in _tokens(text) if code for w in identifier_words(t)}
+        for word in kinds:
+            weighted[word] *= weights.kind_weight
     if weights.scope_weight != 1.0:
         for word in scoped:
             weighted[word] *= weights.scope_weight
@@ -204,6 +216,16 @@ def scope_words(text: str) -> set[str]:
     if scope.lower() in LABEL_WORDS:
         return set()
     return {w for token in IDENTIFIER.findall(scope) for w in identifier_words(token)}
+
+
+KIND_WORDS = frozenset(
+    word
+    for said in (KIND_LABELS, *(" ".join(sorted(words)) for words in INTENT_WORDS.values()))
+    for token in said.split()
+    for word in identifier_words(token)
+)
+"""Index words of the labels and intent words: what a question is for (a fix, a feature, a
+test, an explanation), not where its answer is."""
 
 
 def _idf_of(index: Index, term_id: int) -> float:

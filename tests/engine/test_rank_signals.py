@@ -183,6 +183,61 @@ def test_the_scope_is_read_from_the_subject(question: str, scope: str) -> None:
     assert scope_words(question) == {w for t in scope.split() for w in identifier_words(t)}
 
 
+# ------------------------------------------------------------------- what a question is for
+
+FAILURES: dict[str, str | bytes] = {
+    **CACHE,
+    "net/retry.py": (
+        "def fetch_with_retry(url, fail_fast=False):\n"
+        "    # fix: a failed fetch is retried unless fail_fast; a bug report names the error\n"
+        "    # entries of the error log: each failed fetch, each bug fixed\n"
+        "    for attempt in range(3):\n"
+        "        error = try_fetch(url)\n"
+        "        if error is None or fail_fast:\n"
+        "            return error\n"
+    ),
+    **{f"util_{i}.py": f"def util_{i}(v):\n    return v + {i}\n" for i in range(6)},
+}
+
+
+@pytest.fixture(scope="module")
+def failures(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    return index_repo(make_repo(tmp_path_factory.mktemp("failures") / "f", FAILURES))[0]
+
+
+def test_words_saying_what_the_question_is_for_weigh_less(failures: Index) -> None:
+    """fix, bug, fails, error say that something is broken, not where: the file about
+    evicting expired entries answers, not the one that talks of failures and bugs."""
+    index = failures
+    question = "evict fails with an error on expired entries, fix the bug"
+    assert paths(rank(index, question))[0] == "cache/store.py"
+    flat = dataclasses.replace(DEFAULT_WEIGHTS, kind_weight=1.0)
+    assert paths(rank(index, question, weights=flat))[0] == "net/retry.py"
+
+
+@pytest.mark.parametrize(
+    ("question", "kept"),
+    [
+        ("call `fail_fast` when evict fails", "fail"),  # written as code
+        ("fix(error): evict fails", "error"),  # the scope
+    ],
+)
+def test_a_kind_word_written_as_code_or_as_the_scope_keeps_its_weight(
+    failures: Index, question: str, kept: str
+) -> None:
+    weights = DEFAULT_WEIGHTS.query_weights()
+    flat = dataclasses.replace(weights, kind_weight=1.0)
+    damped = {t.word: t.weight for t in analyse_query(failures, question, weights).terms}
+    plain = {t.word: t.weight for t in analyse_query(failures, question, flat).terms}
+    assert damped[kept] == plain[kept]
+    assert damped["evict"] == plain["evict"]
+    said, said_flat = (
+        {t.word: t.weight for t in analyse_query(failures, "evict fails with an error", w).terms}
+        for w in (weights, flat)
+    )
+    assert said["fail"] < said_flat["fail"] and said["error"] < said_flat["error"]  # in prose
+
+
 # ------------------------------------------------------------------- words written as code
 
 
