@@ -204,8 +204,13 @@ class SemanticStage:
             todo = missing(index, ids, self.store, self.weights)
         if not todo:
             return Prepared(0, 0, time.perf_counter() - start)
+        with self._lock:
+            before = len(self.store.entries)
         chunks = self._embed_slice(index, todo, read_text, should_stop)
-        self.save(index)
+        with self._lock:
+            added = len(self.store.entries) > before
+        if added:  # a file edited since the index gets none: no rewrite of the cache for it
+            self.save(index)
         return Prepared(len(todo), chunks, time.perf_counter() - start)
 
     def covers(self, index: Index, ranking: Ranking) -> bool:

@@ -133,9 +133,10 @@ def embed_files(
     vector; default: the store's own chunks) or met earlier in this call is reused, so an
     edited file costs its changed chunks only. A file that vanished, cannot be read or
     changed since it was indexed gets no vectors (it is tried again next time: vectors are
-    kept under the indexed content's hash, so they must be of that content). A file whose
-    undecodable bytes were replaced cannot be checked this way and is taken as read. Returns the number of chunks embedded; stops early
-    when `should_stop()` says so.
+    kept under the indexed content's hash, so they must be of that content). Text holding a
+    U+FFFD may not encode back to the bytes read (a byte that was not UTF-8 was replaced), so
+    it cannot be checked this way and is taken as read; any other text decoded losslessly.
+    Returns the number of chunks embedded; stops early when `should_stop()` says so.
     """
     import numpy as np  # deliberate: numpy loads with the index
 
@@ -173,7 +174,7 @@ def embed_files(
             text = read_text(parsed.path)
         except OSError:
             continue
-        if not parsed.replaced and sha1_of(text.encode("utf-8")) != parsed.sha1:
+        if "\ufffd" not in text and sha1_of(text.encode("utf-8")) != parsed.sha1:
             continue  # edited since it was indexed: its vectors wait for the new index's key
         chunks = chunk_file(
             parsed.path,

@@ -144,6 +144,25 @@ def test_an_edited_file_costs_only_its_changed_chunks_even_after_a_restart(
     assert "x -= 5" in fake_model[-1].texts[0]
 
 
+def test_a_file_edited_since_the_index_does_not_rewrite_the_cache_on_every_question(
+    shop: Path, fake_model: list[FakeEmbedder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = Workspace.open(shop)
+    (shop / "shop/report.py").write_text("def compute_report(cart):\n    return 0\n")
+    saved: list[int] = []
+    save = vector_store.save
+
+    def counted(path: Path, store: vector_store.VectorStore) -> None:
+        saved.append(1)
+        save(path, store)
+
+    monkeypatch.setattr(semantic_module.vector_store, "save", counted)
+    for _ in range(3):
+        ranking = workspace.rank(SHOP_QUESTION, Session())
+    assert saved == [1]  # the others' vectors, once; the edited file waits for a refresh
+    assert not any(r.kind is ReasonKind.SEMANTIC for f in ranking.files for r in f.reasons)
+
+
 def test_a_damaged_model_leaves_the_ranking_lexical(
     shop: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

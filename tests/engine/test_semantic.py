@@ -213,6 +213,19 @@ def test_a_file_edited_after_indexing_waits_for_the_new_index(tmp_path: Path) ->
     assert "return 0" in embedder.texts[-1]
 
 
+def test_a_file_with_a_literal_replacement_character_and_a_bad_byte_gets_vectors(
+    tmp_path: Path,
+) -> None:
+    # its text holds U+FFFD already, so it cannot be compared with the bytes read: taken as read
+    odd = "s = '\ufffd'  # refund\n".encode() + b"t = '\xff'\ndef refund_odd():\n    pass\n"
+    root = make_repo(tmp_path / "repo", {**SHOP, "shop/odd.py": odd})
+    index, _ = index_repo(root)
+    store = vector_store.VectorStore("fake-words-64", 64)
+    ids = list(range(len(index.files)))
+    embed_files(index, ids, store, FakeEmbedder(), lambda p: read_text(root, p), WEIGHTS)
+    assert missing(index, ids, store, WEIGHTS) == []
+
+
 def test_an_edited_file_embeds_only_its_changed_chunks(tmp_path: Path) -> None:
     body = "".join(f"    x += {j}\n" for j in range(8))
     functions = [f"def step_{i}(x):\n{body}" for i in range(6)]
