@@ -408,7 +408,7 @@ def _damp_scattered(
     if k == 0:
         return
     top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-    tokens = _FILE_TOKENS.get(index.line_tokens_ptr, None, partial(_file_tokens, index))
+    tokens = _FILE_TOKENS.get(index.line_tokens, None, partial(_file_tokens, index))
     huge = np.sort(top[tokens[top] > weights.scattered_tokens])
     units = index.units
     if len(huge) and units is not None:

@@ -57,6 +57,9 @@ def recount(index: Index, tokenizer: Tokenizer, texts: Mapping[str, str]) -> tup
         encoding=tokenizer.name,
         files=Recounted(index.files, counted),
         line_tokens=line_tokens,
+        # a new identity for the memos of typed rankings, keyed on this array: their scores
+        # read the files' token counts (the damping of huge files), which are new here
+        git_age_days=index.git_age_days.copy(),
     )
     return recounted, len(counted)
 

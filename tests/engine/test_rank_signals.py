@@ -342,3 +342,38 @@ def test_a_huge_file_without_declarations_is_not_damped(tmp_path: Path) -> None:
     kept = rank(index, question, weights=small)
     assert paths(kept)[0] == paths(off)[0] == "docs/spec.sql"
     assert kept.files[0].score == pytest.approx(off.files[0].score)
+
+
+@pytest.mark.parametrize("complete", [True, False], ids=["complete", "typed"])
+def test_an_index_counted_again_in_another_encoding_damps_by_its_new_counts(
+    tmp_path: Path, complete: bool
+) -> None:
+    """The damping reads each file's token count; after a recount (another encoding, no
+    parse) the ranking must read the new counts, not a memo of the old index's."""
+    from engine.recount import recount
+    from index_support import shared_tokenizer
+
+    files = {
+        "cli/command.py": _god_file().replace('"""Set', '"""設定値を日本語で説明する。Set'),
+        "cli/usage.py": (
+            "def needs_options_tag(command):\n"
+            '    """Skip the options tag in the usage line when the only options are help and\n'
+            '    version."""\n'
+            "    return any(o.name not in ('help', 'version') for o in command.options)\n"
+        ),
+        **{f"cli/other_{i}.py": f"def other_{i}(v):\n    return v + {i}\n" for i in range(6)},
+    }
+    root = make_repo(tmp_path / "repo", files)
+    older, fresh = index_repo(root)[0], index_repo(root, encoding="cl100k_base")[0]
+    question = "Skip the options tag in the usage if the help or version action"
+    before = older.files[older.path_ids["cli/command.py"]].tokens
+    after = fresh.files[fresh.path_ids["cli/command.py"]].tokens
+    assert before < after  # o200k spends fewer tokens on Japanese
+    weights = dataclasses.replace(DEFAULT_WEIGHTS, scattered_tokens=(before + after) // 2)
+    old = rank(older, question, weights=weights, complete=complete)
+    texts = {path: (root / path).read_text(encoding="utf-8") for path in files}
+    recounted, _ = recount(older, shared_tokenizer("cl100k_base"), texts)
+    new = rank(recounted, question, weights=weights, complete=complete)
+    expected = rank(fresh, question, weights=weights, complete=complete)
+    assert paths(new) == paths(expected) != paths(old)
+    assert [f.score for f in new.files] == pytest.approx([f.score for f in expected.files])
