@@ -257,10 +257,6 @@ class TermNumbering:
         self.learn(tally)
         return self.count_tally(tally)
 
-    def count_learned(self, found: list[str]) -> Counter[int]:
-        """Count the index words of identifiers this numbering has all learned (ids)."""
-        return self.count_tally(Counter(found))
-
     def count_tally(self, tally: Mapping[str, int]) -> Counter[int]:
         """Count the index words of counted identifiers, all learned (ids).
 

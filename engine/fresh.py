@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 
     from engine.model import Import
 
-COLUMNS = FILE_COLUMNS
-"""Analysis attributes kept as per-file number columns."""
-
 Rows = tuple["npt.NDArray[np.int32]", "npt.NDArray[np.int32]", "npt.NDArray[np.int8]",
              "npt.NDArray[np.int32]"]  # fmt: skip
 """(file, term, field, count) arrays; files are positions in Fresh."""
@@ -35,8 +32,8 @@ pages, small enough that the last, partly filled chunk of a column costs little.
 
 
 class Runs:
-    """Small arrays of one dtype, appended one by one, kept in large chunks, taken back once
-    in order.
+    """Small arrays of one dtype, kept in large chunks as they come, taken back once in
+    order.
 
     A first index receives a few small arrays per file (16,000 files); kept each as a malloc
     of its own, they interleave on the heap with everything else a batch leaves behind, and
@@ -58,24 +55,11 @@ class Runs:
     def __len__(self) -> int:
         return len(self._where)
 
-    def append(self, run: npt.NDArray[Any]) -> None:
-        """Keep a copy of `run` (its rows; each of `width` items)."""
-        import numpy as np  # deliberate: numpy loads with the index
-
-        flat = run.reshape(-1)
-        size = len(flat)
-        if not self._chunks or self._used + size > len(self._chunks[-1]):
-            self._chunks.append(np.empty(max(CHUNK_ITEMS, size), dtype=self._dtype))
-            self._used = 0
-        chunk = self._chunks[-1]
-        chunk[self._used : self._used + size] = flat
-        self._where.append((len(self._chunks) - 1, self._used, size))
-        self._used += size
-
     def extend(self, flat: npt.NDArray[Any], rows: list[int]) -> None:
-        """Keep copies of consecutive runs given joined in `flat`, `rows[i]` rows the i-th:
-        laid out in the chunks exactly as appending them one by one would, with one copy
-        for all the runs that fit in a chunk rather than one a run."""
+        """Keep copies of consecutive runs given joined in `flat`, `rows[i]` rows the i-th,
+        with one copy for all the runs that fit in a chunk rather than one a run. A run goes
+        in the last chunk if it fits, else starts a new one (at least CHUNK_ITEMS, larger for
+        a larger run): the layout is the same however the runs are split among calls."""
         import numpy as np  # deliberate: numpy loads with the index
 
         flat = flat.reshape(-1)
@@ -88,7 +72,7 @@ class Runs:
             while end < len(sizes) and total + sizes[end] <= room:
                 total += sizes[end]
                 end += 1
-            if end == i:  # the next run needs a chunk of its own (as `append` gives it)
+            if end == i:  # the next run does not fit: a new chunk
                 self._chunks.append(np.empty(max(CHUNK_ITEMS, sizes[i]), dtype=self._dtype))
                 self._used = 0
                 continue
@@ -134,7 +118,7 @@ class Fresh:
     """Position -> path."""
     languages: list[str] = field(default_factory=list)
     """Position -> language key."""
-    columns: dict[str, list[int]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
+    columns: dict[str, list[int]] = field(default_factory=lambda: {c: [] for c in FILE_COLUMNS})
     """Column name (an Analysis attribute) -> value per position."""
     sha1: bytearray = field(default_factory=bytearray)
     """20 bytes per position."""

@@ -1,5 +1,5 @@
 """Fresh keeps each file's small arrays in shared chunks (`Runs`) and gives them back as they
-were appended, letting each chunk go once it is passed."""
+were kept, letting each chunk go once it is passed."""
 
 from __future__ import annotations
 
@@ -13,12 +13,17 @@ import engine.fresh
 from engine.fresh import Runs
 
 
+def keep(runs: Runs, run: np.ndarray) -> None:
+    """Keep one run on its own (a call a run)."""
+    runs.extend(run, [len(run)])
+
+
 def test_runs_come_back_in_order_whatever_their_size(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine.fresh, "CHUNK_ITEMS", 8)
     runs = Runs("int32")
     given = [np.arange(n, dtype=np.int32) + 100 * n for n in (3, 0, 5, 20, 2, 6, 1)]
     for run in given:
-        runs.append(run)
+        keep(runs, run)
     assert len(runs) == len(given) and runs.rows() == [3, 0, 5, 20, 2, 6, 1]
     taken = list(runs.take())
     assert [t.tolist() for t in taken] == [g.tolist() for g in given]
@@ -31,7 +36,7 @@ def test_runs_of_rows_keep_their_width(monkeypatch: pytest.MonkeyPatch) -> None:
     runs = Runs("uint8", 3)
     given = [np.arange(3 * n, dtype=np.uint8).reshape(-1, 3) for n in (2, 0, 4, 1)]
     for run in given:
-        runs.append(run)
+        keep(runs, run)
     assert runs.rows() == [2, 0, 4, 1]
     for taken, run in zip(runs.take(), given, strict=True):
         assert taken.shape == run.shape and np.array_equal(taken, run)
@@ -41,7 +46,7 @@ def test_a_chunk_is_let_go_once_its_runs_are_taken(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(engine.fresh, "CHUNK_ITEMS", 4)
     runs = Runs("int32")
     for n in (4, 4, 4):  # one chunk each
-        runs.append(np.full(n, n, dtype=np.int32))
+        keep(runs, np.full(n, n, dtype=np.int32))
     first = weakref.ref(runs._chunks[0])
     taking = runs.take()
     next(taking)
@@ -52,7 +57,7 @@ def test_a_chunk_is_let_go_once_its_runs_are_taken(monkeypatch: pytest.MonkeyPat
 
 
 @pytest.mark.parametrize("width", [1, 3])
-def test_runs_kept_at_once_lie_as_if_appended_one_by_one(
+def test_runs_kept_at_once_lie_as_if_kept_one_by_one(
     monkeypatch: pytest.MonkeyPatch, width: int
 ) -> None:
     monkeypatch.setattr(engine.fresh, "CHUNK_ITEMS", 8 * width)
@@ -60,8 +65,8 @@ def test_runs_kept_at_once_lie_as_if_appended_one_by_one(
     given = [np.arange(width * n, dtype=np.int32).reshape(-1, width) + 100 * n for n in rows]
     one_by_one, at_once = Runs("int32", width), Runs("int32", width)
     for run in given:
-        one_by_one.append(run)
-    at_once.append(given[0])  # a batch after a run already kept
+        keep(one_by_one, run)
+    keep(at_once, given[0])  # a batch after a run already kept
     at_once.extend(np.concatenate(given[1:5]), rows[1:5])
     at_once.extend(np.concatenate(given[5:]), rows[5:])
     assert at_once._where == one_by_one._where
