@@ -156,3 +156,26 @@ async def test_a_burst_of_binding_changes_rebuilds_the_footer_once(
         assert len(rebuilds) == before + 1
         await pilot.press("tab")  # the footer still follows the bindings
         await wait_until(pilot, lambda: footer_entries(app).get("tab", ("",))[0] == "focus_query")
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        footer = app.screen.query_one(KeyFooter)
+        keys = list(footer.query(FooterKey))
+        assert keys
+        app.screen.refresh_bindings()  # nothing it lists changes: the same key widgets stay
+        await pilot.pause()
+        await pilot.pause()
+        assert list(footer.query(FooterKey)) == keys
+        await pilot.resize_terminal(60, 36)  # fewer keys fit: rebuilt
+        await wait_until(pilot, lambda: list(footer.query(FooterKey)) != keys)
+        assert "find_file" not in " ".join(key.action for key in footer.query(FooterKey))
+        keys = list(footer.query(FooterKey))
+        await pilot.press("tab")  # other keys in the list: rebuilt
+        await wait_until(pilot, lambda: footer_entries(app).get("tab", ("",))[0] == "focus_query")
+        assert list(footer.query(FooterKey)) != keys
