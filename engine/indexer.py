@@ -33,6 +33,7 @@ from engine.model import (
     SourceFile,
     StageTime,
 )
+from engine.scan_files import columns_of, select
 from engine.tables import FLAG_PARTIAL, FLAG_REPLACED, FLAG_TOO_SLOW, FileTable, split_strings
 
 if TYPE_CHECKING:
@@ -240,8 +241,11 @@ def has_changed(
 
     scanned = scan(index.root, options, memo_file=_memo_file(cache_dir))
     left_out = {s.path for s in index.skipped}
-    current = [s for s in scanned.files if s.path not in left_out or s.path in index.path_ids]
-    if len(current) != len(index.files):
+    scanned_columns = columns_of(scanned.files)  # no record is made on a warm scan
+    current = select(
+        scanned_columns, [p not in left_out or p in index.path_ids for p in scanned_columns[0]]
+    )[:3]
+    if len(current[0]) != len(index.files):
         return True
     files = index.files
     if isinstance(files, FileTable):  # from the stored columns: no record is made
@@ -251,10 +255,7 @@ def has_changed(
         paths = [f.path for f in files]
         sizes = [f.size for f in files]
         mtimes = [f.mtime_ns for f in files]
-    return any(
-        source.path != path or source.size != size or source.mtime_ns != mtime
-        for source, path, size, mtime in zip(current, paths, sizes, mtimes, strict=True)
-    )
+    return current != (list(paths), sizes, mtimes)
 
 
 def refresh_index(
@@ -309,11 +310,16 @@ def _compare(
     languages = [stored.languages[code] for code in a["file_language"].tolist()]
     sizes, mtimes = a["file_size"].tolist(), a["file_mtime"].tolist()
     sniffed = stored.sniffed
-    listed = [s for s in sources if s.path not in sniffed] if sniffed else sources
-    if _same_as_stored(listed, old_paths, languages, sizes, mtimes):
-        left_out = [s for s in sources if s.path in sniffed] if sniffed else []
-        if all(sniffed[s.path][:2] == (s.size, s.mtime_ns) for s in left_out):
-            changes.known_skips = {s.path: sniffed[s.path] for s in left_out}
+    # Compared column by column (a warm scan hands its columns over: no record is made), but
+    # the files left out for their content, which the stored columns do not hold.
+    scanned = columns_of(sources)
+    is_sniffed = [path in sniffed for path in scanned[0]] if sniffed else []
+    listed = select(scanned, [not s for s in is_sniffed]) if sniffed else scanned
+    if listed == (old_paths, sizes, mtimes, languages):
+        left_paths, left_sizes, left_mtimes, _ = select(scanned, is_sniffed)
+        left_out = zip(left_paths, left_sizes, left_mtimes, strict=True)
+        if all(sniffed[path][:2] == (size, mtime) for path, size, mtime in left_out):
+            changes.known_skips = {path: sniffed[path] for path in left_paths}
             changes.unchanged = mtimes
             return changes
     previous = {path: i for i, path in enumerate(old_paths)}
@@ -341,25 +347,6 @@ def _compare(
                 rest.append(source)
         changes.to_parse = rest
     return changes
-
-
-def _same_as_stored(
-    sources: Sequence[SourceFile],
-    old_paths: list[str],
-    languages: list[str],
-    sizes: list[int],
-    mtimes: list[int],
-) -> bool:
-    """Tell whether the scanned files (but those left out for their content) are the stored
-    ones, in order, with the same language, size and mtime: compared column by column, with
-    no per-file lookup."""
-    return (
-        len(sources) == len(old_paths)
-        and [s.path for s in sources] == old_paths
-        and [s.size for s in sources] == sizes
-        and [s.mtime_ns for s in sources] == mtimes
-        and [s.language for s in sources] == languages
-    )
 
 
 def _plan(changes: _Changes, fresh: Fresh, old_paths: list[str]) -> Plan:

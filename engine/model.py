@@ -173,8 +173,9 @@ class ScanReport:
 
     root: str
     """Absolute path of the scanned folder."""
-    files: tuple[SourceFile, ...]
-    """Files to read, sorted by path."""
+    files: Sequence[SourceFile]
+    """Files to read, sorted by path: a tuple, or (a warm scan of a git work tree) an
+    `engine.scan_files.ScannedFiles`, which keeps them as columns and equals the tuple."""
     skipped: tuple[SkippedFile, ...]
     """Files left out by path, size or link rules, sorted by path."""
     is_git: bool

@@ -21,7 +21,7 @@ import errno
 import os
 import stat
 import subprocess
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 from engine.errors import ScanError
@@ -29,6 +29,7 @@ from engine.gitcmd import FILTER_LISTING, filter_flags, finish_git, git_output, 
 from engine.ignore import IgnoreMatcher, IgnoreRule, parse_rules
 from engine.model import Progress, ScanOptions, ScanReport, SkippedFile, SkipReason, SourceFile
 from engine.parse.languages import language_for_path
+from engine.scan_files import Columns, ScannedFiles, select, sorted_files
 from engine.scan_memo import (
     SURE_MODES,
     ScanMemo,
@@ -79,9 +80,13 @@ def scan(
         # Also taken when git lists nothing: the root may sit in a folder a parent repo ignores.
         collector = _Collector(root_abs, options, on_progress)
         collector.walk()
+    if collector.recalled is not None:  # a warm scan: most files come from the memo's columns
+        files: Sequence[SourceFile] = sorted_files(collector.recalled, collector.files)
+    else:
+        files = tuple(sorted(collector.files, key=lambda f: f.path))
     return ScanReport(
         root=root_abs,
-        files=tuple(sorted(collector.files, key=lambda f: f.path)),
+        files=files,
         skipped=tuple(sorted(collector.skipped, key=lambda s: s.path)),
         is_git=bool(listed),
         notes=tuple(dict.fromkeys(collector.problems)),
@@ -227,6 +232,8 @@ def _remember(
     """Save the verdicts on the tracked files for the next scan (engine.scan_memo)."""
     verdicts: dict[str, SourceFile | SkippedFile] = {s.path: s for s in collector.skipped}
     verdicts.update((f.path, f) for f in collector.files)
+    if collector.recalled is not None:
+        verdicts.update((f.path, f) for f in ScannedFiles(*collector.recalled))
     rules = rules_identity(collector.options, collector.ignore_texts)
     ignore_files = tuple(path for path, _ in collector.ignore_texts)
     memo = make_memo(collector.root, git_index, rules, ignore_files, tracked, unsure, verdicts)
@@ -262,6 +269,9 @@ class _Collector:
         self.options = options
         self.on_progress = on_progress
         self.files: list[SourceFile] = []
+        """Files kept, judged one by one."""
+        self.recalled: Columns | None = None
+        """Files kept on the memo's word (engine.scan_memo), as columns; None: no memo."""
         self.skipped: list[SkippedFile] = []
         self.problems: list[str] = []
         """Bad ignore patterns met, one line each (the patterns themselves are left out)."""
@@ -281,6 +291,7 @@ class _Collector:
     def reset(self) -> None:
         """Forget every verdict, to judge a listing again from the start."""
         self.files.clear()
+        self.recalled = None
         self.skipped.clear()
         del self.problems[self._option_problems :]
         self.seen = 0
@@ -454,7 +465,7 @@ class _Collector:
             return False
         self.ctxtui = ctxtui
         files, skipped, nothing = recalled
-        self.files.extend(files)
+        self.recalled = files
         self.skipped.extend(skipped)
         for rel in nothing:  # its folder is left out: the folder's record is made once
             self.folder_skipped(rel.rpartition("/")[0])
@@ -466,6 +477,8 @@ class _Collector:
         gone = set(paths)
         if gone:
             self.files = [f for f in self.files if f.path not in gone]
+            if self.recalled is not None:
+                self.recalled = select(self.recalled, [p not in gone for p in self.recalled[0]])
             self.skipped = [s for s in self.skipped if s.path not in gone]
             self.seen -= len(gone)
 

@@ -15,6 +15,7 @@ be read is ignored (the scan then judges everything, as before).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -24,10 +25,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.util import find_spec
+from itertools import compress
 from pathlib import Path
 
 from engine.gitcmd import git_output
 from engine.model import ScanOptions, SkippedFile, SkipReason, SourceFile
+from engine.scan_files import Columns
 
 MEMO_FILE = "scan-memo.bin"
 """The memo's name inside a repository's cache folder (one for every encoding)."""
@@ -42,6 +45,11 @@ SURE_MODES = (b"100644", b"100755")
 since what it points at can change while its own entry stays clean."""
 
 _KEPT, _SKIPPED, _NOTHING = 1, 2, 0
+_UNSURE = 3
+"""A kind the recall gives unsure paths: none of the three masks below takes them."""
+_KINDS = bytes((_KEPT, _SKIPPED, _NOTHING))
+_MASKS = {kind: bytes(int(code == kind) for code in range(256)) for kind in _KINDS}
+"""bytes.translate tables: a kind's byte becomes 1, every other byte 0."""
 
 
 def index_path(root: str) -> str | None:
@@ -159,36 +167,49 @@ class ScanMemo:
     texts: list[str]
     """The strings `labels` points into."""
 
-    def recall(self) -> tuple[list[SourceFile], list[SkippedFile], list[str]] | None:
-        """The verdicts on the tracked files but the unsure ones: the files kept, the files
-        left out, and the paths left out with their folder; None if the memo is corrupt."""
+    def recall(self) -> tuple[Columns, list[SkippedFile], list[str]] | None:
+        """The verdicts on the tracked files but the unsure ones: the files kept (as columns:
+        engine.scan_files), the files left out, and the paths left out with their folder;
+        None if the memo is corrupt."""
         try:
             return self._recall()
         except (IndexError, ValueError):  # a label or a reason the memo cannot have written
             return None
 
-    def _recall(self) -> tuple[list[SourceFile], list[SkippedFile], list[str]] | None:
-        kept: list[SourceFile] = []
+    def _recall(self) -> tuple[Columns, list[SkippedFile], list[str]] | None:
+        # One byte per tracked path, its kind, turned into masks by bytes.translate: no Python
+        # step per path (15,700 of them on a warm scan of 16,000 files), but for the few unsure.
+        kinds = bytearray(self.kinds)
+        if kinds.translate(None, _KINDS):
+            return None  # a kind the memo cannot have written
+        for at in self._places(self.unsure):
+            kinds[at] = _UNSURE
+        texts, tracked, labels = self.texts, self.tracked, self.labels
+        kept = kinds.translate(_MASKS[_KEPT])
+        files: Columns = (
+            list(compress(tracked, kept)),
+            list(compress(self.numbers, kept)),
+            list(compress(self.mtimes, kept)),
+            list(map(texts.__getitem__, compress(labels, kept))),
+        )
         skipped: list[SkippedFile] = []
-        nothing: list[str] = []
-        texts, unsure = self.texts, self.unsure
         reasons: dict[int, SkipReason] = {}
-        columns = zip(self.tracked, self.kinds, self.numbers, self.mtimes, self.labels)
-        for path, kind, size, mtime, label in columns:
-            if path in unsure:
-                continue
-            if kind == _KEPT:
-                kept.append(SourceFile(path, size, mtime, texts[label]))
-            elif kind == _SKIPPED:
-                reason = reasons.get(label)
-                if reason is None:
-                    reason = reasons[label] = SkipReason(texts[label])
-                skipped.append(SkippedFile(path, reason, texts[label + 1]))
-            elif kind == _NOTHING:
-                nothing.append(path)
-            else:
-                return None
-        return kept, skipped, nothing
+        for path, label in compress(zip(tracked, labels), kinds.translate(_MASKS[_SKIPPED])):
+            reason = reasons.get(label)
+            if reason is None:
+                reason = reasons[label] = SkipReason(texts[label])
+            skipped.append(SkippedFile(path, reason, texts[label + 1]))
+        nothing = list(compress(tracked, kinds.translate(_MASKS[_NOTHING])))
+        return files, skipped, nothing
+
+    def _places(self, paths: frozenset[str]) -> list[int]:
+        """Where `paths` are in `tracked`: found by bisection, as git lists paths sorted (by
+        bytes, which is Python's order for UTF-8 names); by a pass over all if one is not."""
+        tracked = self.tracked
+        places = [bisect.bisect_left(tracked, path) for path in paths]
+        if all(at < len(tracked) and tracked[at] == path for at, path in zip(places, paths)):
+            return places
+        return [at for at, path in enumerate(tracked) if path in paths]
 
 
 def make_memo(
