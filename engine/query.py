@@ -91,13 +91,16 @@ class QueryAnalysis:
     intent: Intent
     """What the question is for."""
     wants_tests: bool
-    """The question asks about tests: lift the test prior."""
+    """The question's first line names tests: lift the test prior (partly)."""
     wants_docs: bool
-    """The question asks about documentation: lift the docs prior."""
+    """The question's first line names documentation: lift the docs prior."""
     wants_examples: bool
-    """The question asks about examples: lift the example prior."""
+    """The question's first line names examples: lift the example prior."""
     wants_changelog: bool
-    """The question asks about release notes: lift the changelog prior."""
+    """The question's first line names release notes: lift the changelog prior."""
+    asks_tests: bool
+    """The question is about tests (its first line's intent is TEST): they are the answer,
+    and the test prior is lifted fully."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,14 +177,16 @@ def analyse_query(
         terms.sort(key=lambda t: -t.weight * _idf_of(index, t.term_id))
         terms = terms[: weights.max_terms]
     words_said = set(raw_lower)
+    asked = _first_line_said(text)
     return QueryAnalysis(
         terms=tuple(terms),
         mentioned=mentioned_files(index, text),
         intent=detect_intent(words_said),
-        wants_tests=bool(words_said & INTENT_WORDS[Intent.TEST]),
-        wants_docs=bool(words_said & DOC_WORDS),
-        wants_examples=bool(words_said & EXAMPLE_WORDS),
-        wants_changelog=bool(words_said & CHANGELOG_WORDS),
+        wants_tests=bool(asked & INTENT_WORDS[Intent.TEST]),
+        wants_docs=bool(asked & DOC_WORDS),
+        wants_examples=bool(asked & EXAMPLE_WORDS),
+        wants_changelog=bool(asked & CHANGELOG_WORDS),
+        asks_tests=detect_intent(asked) is Intent.TEST,
     )
 
 
@@ -205,6 +210,15 @@ def _title_words(text: str) -> set[str]:
     if len(lines) < 2:
         return set()
     return {w for token in IDENTIFIER.findall(lines[0]) for w in identifier_words(token)}
+
+
+def _first_line_said(text: str) -> set[str]:
+    """The lower-cased words of the question's first line: what it asks for. A commit body or
+    a report's later lines name tests, docs and the changelog in passing ("* Add tests",
+    "Update CHANGELOG"); the kinds of file a question wants (tests, docs, examples, release
+    notes) are read from its subject. A one-line question is its own first line."""
+    first = text.strip().split("\n", 1)[0]
+    return {token.lower() for token in IDENTIFIER.findall(first)}
 
 
 def scope_words(text: str) -> set[str]:

@@ -125,6 +125,16 @@ def test_a_question_about_tests_lifts_the_test_file(shop: Index) -> None:
     assert ranking.files[0].path == "tests/test_ledger.py"
 
 
+def test_tests_named_in_a_commit_body_do_not_lift_the_test_file(shop: Index) -> None:
+    """What a question asks for is read from its first line: a body's "add unit tests with
+    pytest" is a side note of the change, not the question (`QueryAnalysis.asks_tests`)."""
+    subject, body = "compute_cart_total applies discounts", "* add unit tests with pytest coverage"
+    ranking = rank(shop, f"{subject}\n\n{body}")
+    assert ranking.intent is Intent.TEST  # the whole question's words still say tests
+    assert ranking.files[0].path == "shop/ledger.py"
+    assert rank(shop, f"{body}\n\n{subject}").files[0].path == "tests/test_ledger.py"
+
+
 def test_files_without_any_evidence_are_left_out(shop: Index) -> None:
     order = paths(rank(shop, "where are values rounded to cents"))
     assert order[0] == "shop/money.py"

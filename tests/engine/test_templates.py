@@ -12,6 +12,7 @@ from index_support import index_repo
 
 from engine.model import Index
 from engine.rank import DEFAULT_WEIGHTS, rank
+from engine.roles import Role
 from engine.templates import template_lines, without_template_lines
 
 TEMPLATE = (
@@ -61,8 +62,13 @@ def test_a_pasted_template_does_not_pull_its_file_up(
     ranking = sys.modules["engine.rank"]  # the package exports the function under that name
     monkeypatch.setattr(ranking, "without_template_lines", lambda index, text: text)
     # the template's words (tests, feature, add) are also words that say what a question is
-    # for, which weigh less (RankWeights.kind_weight): at full weight it would come first
-    full = dataclasses.replace(DEFAULT_WEIGHTS, kind_weight=1.0)
+    # for, which weigh less (RankWeights.kind_weight), and its "README" no longer lifts the
+    # docs (the kinds of file asked for are read from the first line): at full weight, with
+    # docs ranked like code, it would come first
+    docs_as_code = tuple(
+        (role, 1.0 if role is Role.DOC else p) for role, p in DEFAULT_WEIGHTS.priors
+    )
+    full = dataclasses.replace(DEFAULT_WEIGHTS, kind_weight=1.0, priors=docs_as_code)
     assert rank(repo, QUESTION, weights=full).files[0].path == ".github/PULL_REQUEST_TEMPLATE.md"
 
 
