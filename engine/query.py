@@ -58,6 +58,12 @@ INTENT_WORDS: dict[Intent, frozenset[str]] = {
 
 KIND_LABELS = "fix fixes fixed feat feature perf refactor chore bug bugs issue wip add adds revert"
 """Words that label a subject with the kind of change (`fix:`, `Fix bug, ...`, `Add ...`)."""
+CHANGE_WORDS = (
+    "update updates updated tweak tweaks review reviews address addresses typo typos "
+    "docstring docstrings comment comments changelog format formatting lint"
+)
+"""Words that say how a change was made (`Update CHANGELOG`, `address review comments`, `fix
+typos`, `docstrings`, `formatting`), not which code it is about."""
 
 DOC_WORDS = frozenset("doc docs documentation readme guide tutorial".split())
 CHANGELOG_WORDS = frozenset("changelog changes history release releases".split())
@@ -234,12 +240,16 @@ def scope_words(text: str) -> set[str]:
 
 KIND_WORDS = frozenset(
     word
-    for said in (KIND_LABELS, *(" ".join(sorted(words)) for words in INTENT_WORDS.values()))
+    for said in (
+        KIND_LABELS,
+        CHANGE_WORDS,
+        *(" ".join(sorted(words)) for words in INTENT_WORDS.values()),
+    )
     for token in said.split()
     for word in identifier_words(token)
 )
-"""Index words of the labels and intent words: what a question is for (a fix, a feature, a
-test, an explanation), not where its answer is."""
+"""Index words of the labels, change words and intent words: what a question is for (a fix, a
+feature, a test, an explanation) or how a change was made, not where its answer is."""
 
 
 def _idf_of(index: Index, term_id: int) -> float:

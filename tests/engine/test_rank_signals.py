@@ -83,7 +83,8 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Index:
 def test_a_changelog_named_in_passing_stays_below_the_code(shop: Index) -> None:
     question = "Fix rounding of the cart total with discounts; add changelog"
     assert paths(rank(shop, question))[0] == "shop/ledger.py"
-    full_lift = dataclasses.replace(DEFAULT_WEIGHTS, asked_lift=1.0)
+    # "changelog" said in prose weighs less too (engine.query.CHANGE_WORDS)
+    full_lift = dataclasses.replace(DEFAULT_WEIGHTS, asked_lift=1.0, kind_weight=1.0)
     assert paths(rank(shop, question, weights=full_lift))[0] == "CHANGELOG.md"
 
 
@@ -377,3 +378,25 @@ def test_an_index_counted_again_in_another_encoding_damps_by_its_new_counts(
     expected = rank(fresh, question, weights=weights, complete=complete)
     assert paths(new) == paths(expected) != paths(old)
     assert [f.score for f in new.files] == pytest.approx([f.score for f in expected.files])
+
+
+EDITS: dict[str, str | bytes] = {
+    **CACHE,
+    "tools/docs.py": (
+        "def update_docstrings(module):\n"
+        "    # update each docstring and comment, fix typos, keep the changelog formatted\n"
+        "    for comment in comments(module):\n"
+        "        update(comment, format_docstring(comment))\n"
+    ),
+    **{f"util_{i}.py": f"def util_{i}(v):\n    return v + {i}\n" for i in range(6)},
+}
+
+
+def test_words_saying_how_a_change_was_made_weigh_less(tmp_path: Path) -> None:
+    """A commit body's "Update CHANGELOG", "update docstrings and comments", "fix typos" say
+    how the change was made, not which code it is about (engine.query.CHANGE_WORDS)."""
+    index = index_repo(make_repo(tmp_path / "edits", EDITS))[0]
+    question = "Evict on time\n\n* Update CHANGELOG\n* update docstrings and comments\n* fix typos"
+    assert paths(rank(index, question))[0] == "cache/store.py"
+    flat = dataclasses.replace(DEFAULT_WEIGHTS, kind_weight=1.0)
+    assert paths(rank(index, question, weights=flat))[0] == "tools/docs.py"
