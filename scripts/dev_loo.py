@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dev_eval import HELD, TUNED, Row, evaluate, load, load_cases  # noqa: E402
+from dev_eval import HELD, TUNED, Row, evaluate, load, load_cases
 
-from ctxtui.workspace import Workspace  # noqa: E402
-from engine import Ranking, Session, rank  # noqa: E402
-from engine.rank import DEFAULT_WEIGHTS, RankWeights  # noqa: E402
+from ctxtui.workspace import Workspace
+from engine import Ranking, Session, rank
+from engine.rank import DEFAULT_WEIGHTS, RankWeights
 
 JUDGED = ("R@5", "R@10", "MRR")
 """What a fold chooses by (the sum of their means over the other case files)."""

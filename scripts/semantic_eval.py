@@ -35,14 +35,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dev_eval import HELD, TUNED, Case, Row, case_metrics, load, load_cases, table
+from dev_eval import HELD, TUNED, Row, case_metrics, load, load_cases, table
 
 from engine import RankedFile, Ranking, Session
 from engine.model import Intent
 from engine.semantic import store as vector_store
+from engine.semantic.chunks import chunk_file
 from engine.semantic.embedder import load_embedder
 from engine.semantic.fuse import fuse
-from engine.semantic.chunks import chunk_file
 from engine.semantic.vectors import ChunkMatch, SemanticWeights
 
 TOP = 50
@@ -75,7 +75,9 @@ def _plan(cache: Path, top: int) -> dict[str, object]:
                                     max_chunks=weights.max_chunks)  # fmt: skip
                 keys = [vector_store.chunk_key(chunk.text).hex() for chunk in chunks]
                 texts.update(zip(keys, (chunk.text for chunk in chunks), strict=True))
-                item["chunks"] = [[k, c.start_line, c.end_line] for k, c in zip(keys, chunks)]
+                item["chunks"] = [
+                    [k, c.start_line, c.end_line] for k, c in zip(keys, chunks, strict=True)
+                ]
             files.append(item)
         records.append({"id": case.case_id, "file": case.file, "query": case.query,
                         "gold": list(case.gold), "files": files})  # fmt: skip
@@ -340,8 +342,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     tab = sub.add_parser("table")
     tab.add_argument("--mix", type=float, default=SemanticWeights().mix)
     tab.add_argument("--rerank", type=int, default=SemanticWeights().rerank)
-    tab.add_argument("--scaled", action="store_true", default=SemanticWeights().scaled,
-                     help="min-max scale the cosines first (the defaults' choice otherwise)")  # fmt: skip
+    tab.add_argument(
+        "--scaled",
+        action="store_true",
+        default=SemanticWeights().scaled,
+        help="min-max scale the cosines first (else the defaults' choice)",
+    )
     tab.add_argument("--pack", action="store_true", help="also pack each ranking (slow)")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)

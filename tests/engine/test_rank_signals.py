@@ -351,8 +351,9 @@ def test_an_index_counted_again_in_another_encoding_damps_by_its_new_counts(
 ) -> None:
     """The damping reads each file's token count; after a recount (another encoding, no
     parse) the ranking must read the new counts, not a memo of the old index's."""
-    from engine.recount import recount
     from index_support import shared_tokenizer
+
+    from engine.recount import recount
 
     files = {
         "cli/command.py": _god_file().replace('"""Set', '"""設定値を日本語で説明する。Set'),

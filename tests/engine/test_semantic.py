@@ -169,7 +169,7 @@ def test_a_damaged_or_foreign_vector_cache_is_refused(tmp_path: Path, damage: st
         elif damage == "version 1":  # a cache of the layout by file (before chunk sharing)
             header["version"] = 1
         else:  # a chunk reference past the last chunk
-            count, offset = header["arrays"]["refs"]
+            _, offset = header["arrays"]["refs"]
             start = -(-(16 + length) // vector_store.ALIGN) * vector_store.ALIGN + offset
             data = data[:start] + struct.pack("<i", 7) + data[start + 4 :]
         text = json.dumps(header).encode().ljust(length)
