@@ -48,8 +48,8 @@ def join_words(items: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray
     data = np.frombuffer("\x00".join(items).encode("utf-8", SURROGATES), dtype=np.uint8)
     ends = np.flatnonzero(data == 0)
     if len(ends) != max(len(items) - 1, 0):  # a NUL inside a string: the general way
-        blob, offsets = join_strings(items)
-        return np.frombuffer(blob, dtype=np.uint8), np.array(offsets, dtype=np.int64)
+        joined, starts = join_strings(items)
+        return np.frombuffer(joined, dtype=np.uint8), np.array(starts, dtype=np.int64)
     offsets = np.zeros(len(items) + 1, dtype=np.int64)
     offsets[1:-1] = ends - np.arange(len(ends))  # each end, less the NULs before it
     kept = np.ones(len(data), dtype=bool)

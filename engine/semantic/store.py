@@ -261,6 +261,6 @@ def load(path: Path, model_id: str, dim: int) -> VectorStore:
             shared = refs[a:b].tolist()
             own = b"".join(chunk_keys[KEY_BYTES * r : KEY_BYTES * (r + 1)] for r in shared)
         key = keys[number * KEY_BYTES : (number + 1) * KEY_BYTES]
-        path = paths[number * KEY_BYTES : (number + 1) * KEY_BYTES]
-        store.entries[key] = FileVectors(lines[a:b], rows, own, path)
+        path_key = paths[number * KEY_BYTES : (number + 1) * KEY_BYTES]
+        store.entries[key] = FileVectors(lines[a:b], rows, own, path_key)
     return store
