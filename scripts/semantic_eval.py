@@ -23,6 +23,7 @@ judged on HELD), report both.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import os
@@ -51,12 +52,27 @@ GROUP = 128
 DEFAULT_CACHE = Path(os.environ.get("CTXBENCH_CACHE", "/tmp/ctxbench")) / "semantic"
 
 
+def _ranking_code() -> str:
+    """A fingerprint of the code that ranks (engine and workspace sources): a plan made by
+    other code holds another ranking, and reusing it would report that ranking's figures."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha1()
+    for source in sorted([*root.glob("engine/**/*.py"), *root.glob("ctxtui/workspace/*.py")]):
+        digest.update(str(source.relative_to(root)).encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
 def _plan(cache: Path, top: int) -> dict[str, object]:
     """Every case's lexical top 50 (path, score) and its top `top` files' chunks (text key and
-    lines), plus the distinct texts in rank order across cases; made once, kept in the cache."""
+    lines), plus the distinct texts in rank order across cases; made once per ranking code,
+    kept in the cache (a plan of other code is made again; the embedded texts stay)."""
+    code = _ranking_code()
     for made in sorted(cache.glob("plan-*.json"), key=lambda p: int(p.stem[5:])):
-        if int(made.stem[5:]) >= top:  # a deeper plan holds this one
-            return json.loads(made.read_text())  # type: ignore[no-any-return]
+        if int(made.stem[5:]) >= top:  # a deeper plan holds this one, if the code is the same
+            plan = json.loads(made.read_text())
+            if plan.get("code") == code:
+                return plan  # type: ignore[no-any-return]
+            made.unlink()
     path = cache / f"plan-{top}.json"
     weights = SemanticWeights()
     cases = load_cases()
@@ -81,7 +97,7 @@ def _plan(cache: Path, top: int) -> dict[str, object]:
             files.append(item)
         records.append({"id": case.case_id, "file": case.file, "query": case.query,
                         "gold": list(case.gold), "files": files})  # fmt: skip
-    plan = {"top": top, "cases": records, "texts": texts}
+    plan = {"top": top, "code": code, "cases": records, "texts": texts}
     path.write_text(json.dumps(plan))
     return plan
 
