@@ -35,6 +35,11 @@ class IndexProgressed(Message):
         return isinstance(message, IndexProgressed)
 
 
+class IndexStarted(Message):
+    """No saved index could be shown first: the repository is being indexed (seconds on a
+    large one, where a moving bar says the app is at work)."""
+
+
 class WorkspaceOpened(Message):
     """The workspace is indexed and ready to rank (also after an encoding change)."""
 

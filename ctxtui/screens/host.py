@@ -26,7 +26,13 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from ctxtui import clipboard, collector
-from ctxtui.messages import EncodingSwitched, IndexProgressed, WorkspaceOpened, WorkspaceRefreshed
+from ctxtui.messages import (
+    EncodingSwitched,
+    IndexProgressed,
+    IndexStarted,
+    WorkspaceOpened,
+    WorkspaceRefreshed,
+)
 from ctxtui.screens import jobs
 from ctxtui.state import ENCODINGS, RepoState, StateStore, clamp_budget
 from ctxtui.widgets.index_status import IndexStatus
@@ -220,6 +226,8 @@ class WorkspaceHost(Screen[None]):
                 self.post_message(WorkspaceOpened(saved, seconds, saved=True))
                 self.first_list_shown.wait(FIRST_LIST_WAIT)
                 options["tokenizer"] = tokenizer
+        if "tokenizer" not in options:  # nothing on show yet: the status bar moves meanwhile
+            self.post_message(IndexStarted())
         workspace = jobs.open_workspace(
             self.services.factory, root, encoding, self._report_progress, **options
         )
@@ -235,6 +243,10 @@ class WorkspaceHost(Screen[None]):
     @on(IndexProgressed)
     def show_index_progress(self, message: IndexProgressed) -> None:
         self.query_one(IndexStatus).progress = message.progress
+
+    @on(IndexStarted)
+    def show_indexing(self, message: IndexStarted) -> None:
+        self.query_one(IndexStatus).animate()
 
     @on(WorkspaceOpened)
     def start_ranking(self, message: WorkspaceOpened) -> None:

@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets._progress_bar import Bar
 
 from app.support import notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
+from ctxtui.widgets import index_status as index_status_module
+from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.file_list import FileList
 from ctxtui.workspace import Workspace
 
@@ -97,3 +100,43 @@ async def test_a_warm_start_on_an_unchanged_tree_keeps_the_first_answer(
         await pilot.press("backspace")
         await settle(pilot, "sessio")
         assert (id(full), "sessio") in ranked
+
+
+async def test_the_status_bar_moves_while_indexing_and_stays_still_on_a_warm_start(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)  # a first index of a large repository
+        return Workspace.open(root, **options)
+
+    cold = app_factory(small_repo, workspace_factory=slow_open)
+    async with cold.run_test(size=(120, 36)) as pilot:
+        status = cold.main_screen.query_one(IndexStatus)
+        bar = status.query_one(Bar)
+        await wait_until(pilot, lambda: bar.auto_refresh == index_status_module.ANIMATION_PERIOD)
+        release.set()
+        await wait_until(pilot, lambda: not status.display)
+
+    Workspace.open(small_repo)  # the index a session saved: a warm start shows it first
+    checking = threading.Event()
+    done = threading.Event()
+    full_open = Workspace.open.__func__  # type: ignore[attr-defined]
+
+    def slow_check(cls: type[Workspace], root: Path, **options: Any) -> Workspace:
+        checking.set()
+        done.wait(30)
+        return full_open(cls, root, **options)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Workspace, "open", classmethod(slow_check))
+    warm = app_factory(small_repo)
+    async with warm.run_test(size=(120, 36)) as pilot:
+        status = warm.main_screen.query_one(IndexStatus)
+        bar = status.query_one(Bar)
+        assert bar.auto_refresh is None  # still from the first frame
+        await wait_until(pilot, checking.is_set)
+        await wait_until(pilot, lambda: not status.display)
+        assert bar.auto_refresh is None  # never moved: the saved index came first
+        done.set()
+        await wait_until(pilot, lambda: warm.main_screen.checked)
