@@ -406,6 +406,32 @@ class PlanLimits:
     0.955 (HELD 8k 0.927 -> 0.930), Lines identical. Lowering this share instead (0.06, 0.03,
     0) gave 9.74 .. 9.79 top-10 files at 8k but cost the fix lines shown 0.593 -> 0.580
     (cobra 0.464 -> 0.387): breadth bought with the best files' depth."""
+    breadth_lines: int = 10
+    """Lines of its best declaration a file's first code view keeps (the breadth step);
+    depth then lets the strong files' run to engine.focus.MATCH_LINES, then whole.
+    Issue 11, session 20 (with weak_first and breadth_tokens; scripts/pack_eval.py, all 227
+    cases, JSON packs). Objective fixed before the runs: the mean over 4k/8k/16k of Pack +
+    Lines + Top10/10, chosen leave-one-case-file-out, with a guard added once the grid showed
+    it (no budget's Lines more than 0.01 under the defaults on the fold's own files). Grid
+    80 (before), 60, 40, 25, 20, 15, 10, with and without weak_first: every fold chose 10
+    with weak_first. 8k: Pack 0.949 -> 0.957, top-10 files given code 9.60 -> 9.94, Lines
+    0.589 -> 0.589; 16k: 0.960/9.89/0.781 -> 0.961/9.94/0.779. The smaller the first view,
+    the more depth is left for the best files (8k Lines 0.585 at 25, 0.589 at 10)."""
+    weak_first: bool = True
+    """The weak files among the breadth files (under code_score_share) get their smallest
+    code view in the breadth step, before the strong files' depth (False: from what that
+    depth leaves, as before session 20; weak_first alone: 8k top-10 with code 9.60 -> 9.79,
+    Lines 0.589 -> 0.580)."""
+    breadth_tokens: int = 600
+    """A budget under breadth_files x this many tokens gives the breadth step only budget //
+    breadth_tokens files (at least 1): at 4k, ten first views and their JSON wrapping take
+    most of the budget and leave the best files no depth (Lines 0.412 -> 0.276 without this
+    limit). Chosen as breadth_lines, among values that keep ten files at 8k: 0 (no limit),
+    500, 600, 700, 800. On the ranking of 45b6ad6 five folds chose 500, three 600; rebased
+    on e490747's ranking (runs 69, 72) every fold and tune-on-TUNED chose 600 (500 then
+    broke the guard: 4k Lines 0.412 -> 0.389). 4k: Pack 0.933 -> 0.937, Lines 0.412 ->
+    0.480, top-10 files given code 6.79 -> 6.31 (500: 0.950/0.389/7.92; 700 and 800:
+    0.927/0.526/5.58). 8k and 16k as at 0."""
     small_file: int = 400
     """A file this small (tokens) goes in whole whenever it fits: a cut saves nothing."""
     full_if_within: float = 1.25
@@ -441,7 +467,8 @@ class PlanEntry:
     carried into the JSON pack."""
     best_lines: int = 80
     """Lines of the best matched declaration the focused level keeps before cutting it
-    (engine.focus.MATCH_LINES, or up to WHOLE_LINES when the planner keeps it whole)."""
+    (engine.focus.MATCH_LINES; PlanLimits.breadth_lines in a file's first code view, up to
+    WHOLE_LINES when the planner keeps it whole)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,16 +4,18 @@ Passes over the ranked candidates, all on cached token estimates (no tokenizer, 
 reads), so it follows every keystroke:
 1. the user's choices are fixed: overridden levels, pinned and --focus files always count,
    even over budget (the plan then says so);
-2. breadth first: each of the best files (PlanLimits.breadth_files) that is strong enough
-   gets its code at its smallest: its best-matching declaration (the focused view with one
-   declaration kept whole), or the whole file when that costs little more;
-3. depth: leftover budget deepens those files in ranked order: the best declaration whole
-   (not cut after engine.focus.MATCH_LINES), then every matching declaration, then the
-   whole file;
+2. breadth first: each of the best files (PlanLimits.breadth_files, fewer on a small budget:
+   PlanLimits.breadth_tokens) gets its code at its smallest: the first lines of its
+   best-matching declaration (PlanLimits.breadth_lines), or the whole file when that costs
+   little more; the weak ones among them (scoring under PlanLimits.code_score_share of the
+   best) too, since the ranking put them there and an outline does not show the answer
+   when one of them holds it (PlanLimits.weak_first);
+3. depth: leftover budget deepens the strong ones in ranked order: the best declaration to
+   engine.focus.MATCH_LINES, then whole, then every matching declaration, then the whole
+   file;
 4. further strong files get their smallest code view, then their depth, while budget lasts;
-5. what is left gives the weak files among the best (PlanLimits.breadth_files, scoring under
-   PlanLimits.code_score_share of the best) their smallest code view: the ranking put them
-   there, and an outline does not show the answer when one of them holds it;
+5. (PlanLimits.weak_first off) what is left gives the weak files among the best their
+   smallest code view;
 6. what is still left adds outlines of further files, for orientation.
 A less detailed level is never used where it would cost more than a richer one (an outline of
 a hundred signatures can cost more than a focused view): the richer, cheaper one is used.
@@ -106,16 +108,29 @@ def plan(
     ]
     cap = int(limits.auto_cap * budget)
     fill = _Filler(costs, limits, cap, left)
-    for group in (strong[: limits.breadth_files], strong[limits.breadth_files :]):
+    breadth = limits.breadth_files
+    if limits.breadth_tokens:
+        breadth = min(breadth, max(1, budget // limits.breadth_tokens))
+    weak = [c for c in auto[:breadth] if c.ranked.score > 0]
+    for number, group in enumerate((strong[:breadth], strong[breadth:])):
         for c in group:  # 2 and 4: the smallest code view of each
             fill.smallest_code(c)
-        # 3: the best declaration whole, then every matching one, then the whole file
-        for deepen in (fill.keep_best_whole, fill.keep_every_match, fill.keep_whole_file):
+        if number == 0 and limits.weak_first:  # 2: the weak among them too
+            for c in weak:
+                if c.level is Level.OFF:
+                    fill.smallest_code(c)
+        # 3: the best declaration to MATCH_LINES, whole, then every matching one, the file
+        for deepen in (
+            fill.keep_best_longer,
+            fill.keep_best_whole,
+            fill.keep_every_match,
+            fill.keep_whole_file,
+        ):
             for c in group:
                 if c.level is Level.FOCUSED:
                     deepen(c)
-    for c in auto[: limits.breadth_files]:  # 5: the weak among the best files, their code
-        if c.level is Level.OFF and c.ranked.score > 0:
+    for c in weak:  # 5: the weak among the best files, their code (if not given in 2)
+        if c.level is Level.OFF:
             fill.smallest_code(c)
     for c in auto:  # 6: outlines of the rest, for orientation
         if c.level is Level.OFF and c.ranked.score > 0:
@@ -204,11 +219,12 @@ class _Filler:
         return True
 
     def smallest_code(self, c: _Candidate) -> None:
-        """The cheapest view with code: the best declaration (cut after MATCH_LINES), or
-        the whole file if that costs little more (or less)."""
+        """The cheapest view with code: the best declaration (cut after
+        PlanLimits.breadth_lines), or the whole file if that costs little more (or less)."""
         if self.costs.overhead > self.left:
             return  # the budget is spent: no view fits, and the file's matches need no work
-        c.kept, c.best_lines = min(1, len(c.ranked.matched_declarations)), MATCH_LINES
+        c.kept = min(1, len(c.ranked.matched_declarations))
+        c.best_lines = self.limits.breadth_lines
         floor = min(self.costs.of_best_lines(c), self.costs.of(c, Level.FULL))
         if floor + self.costs.overhead > self.left:
             return  # neither view fits: the focused one shows the best declaration's lines
@@ -219,6 +235,12 @@ class _Filler:
             return
         if focused < full:
             self._take(c, Level.FOCUSED, c.kept, c.best_lines)
+
+    def keep_best_longer(self, c: _Candidate) -> None:
+        """Deepen a focused file: its best declaration up to MATCH_LINES (a no-op unless
+        the breadth step cut it shorter)."""
+        if c.best_lines < MATCH_LINES:
+            self._richer_focus(c, c.kept, MATCH_LINES)
 
     def keep_best_whole(self, c: _Candidate) -> None:
         """Deepen a focused file: its best declaration whole (up to WHOLE_LINES)."""

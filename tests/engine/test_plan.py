@@ -296,8 +296,8 @@ def test_each_of_the_best_ten_files_gets_code_before_any_gets_more(ledgers: Inde
     ranking = rank(ledgers, "post a refund and reverse its tax")
     assert len(ranking.files) == 10
     full_files = sum(ledgers.files[f.file_id].tokens for f in ranking.files)
-    budget = 3000
-    assert full_files > 4 * budget  # whole files would not do
+    budget = 6000
+    assert full_files > 3 * budget  # whole files would not do
     packed = plan(ranking, ledgers, budget)
     assert {e.path for e in packed.entries if e.level is Level.FOCUSED} == {
         f.path for f in ranking.files
@@ -318,16 +318,16 @@ def test_the_smallest_code_view_is_the_best_declaration_alone(ledgers: Index) ->
 
 def test_leftover_budget_deepens_the_best_files_first(ledgers: Index) -> None:
     ranking = rank(ledgers, "post a refund and reverse its tax")
-    tight = {e.path: e.tokens for e in plan(ranking, ledgers, 3000).entries}
-    roomy = plan(ranking, ledgers, 9000).entries
-    deeper = [e for e in roomy if e.tokens > tight[e.path]]
-    assert deeper and deeper[0].path == ranking.files[0].path
-    assert all(e.rank <= len(deeper) for e in deeper)  # in ranked order
+    packed = plan(ranking, ledgers, 6000).entries
+    assert len(packed) == 10
+    deeper = [e.rank for e in packed if len(e.matched_declarations) > 1]
+    assert 0 < len(deeper) < 10
+    assert deeper == list(range(1, len(deeper) + 1))  # in ranked order
 
 
 def test_a_pack_entry_carries_only_the_strongest_reasons(ledgers: Index) -> None:
     ranking = rank(ledgers, "post a refund and reverse its tax")
-    for entry, ranked in zip(plan(ranking, ledgers, 3000).entries, ranking.files, strict=True):
+    for entry, ranked in zip(plan(ranking, ledgers, 6000).entries, ranking.files, strict=True):
         assert entry.reasons == ranked.reasons[:PACK_REASONS]
 
 
@@ -356,7 +356,7 @@ def test_once_the_budget_is_spent_no_further_file_is_looked_into(ledgers: Index)
             for f in ranking.files
         ),
     )
-    budget = 1200  # four focused ledgers fill it to within 7 tokens
+    budget = 1000  # five focused ledgers fill it to within 19 tokens
     packed = plan(watched, ledgers, budget)
     assert packed == plan(ranking, ledgers, budget)
     assert budget - packed.total_tokens < FILE_OVERHEAD  # spent: no further file can fit
@@ -365,9 +365,12 @@ def test_once_the_budget_is_spent_no_further_file_is_looked_into(ledgers: Index)
     assert asked and not asked & {f.path for f in ranking.files[last:]}
 
 
-def test_weak_files_among_the_best_get_their_code_from_what_depth_leaves(ledgers: Index) -> None:
+def test_weak_files_among_the_best_get_their_code_before_the_strong_files_depth(
+    ledgers: Index,
+) -> None:
     """Files of the top 10 scoring under PlanLimits.code_score_share of the best get their
-    smallest code view after the strong files' depth, not just an outline."""
+    smallest code view in the breadth step, before any file gets more; only the strong files
+    are deepened."""
     ranking = rank(ledgers, "post a refund and reverse its tax")
     best = ranking.files[0].score
     weak = {f.path for f in ranking.files[5:]}
@@ -375,13 +378,51 @@ def test_weak_files_among_the_best_get_their_code_from_what_depth_leaves(ledgers
         ranking,
         files=tuple(replace(f, score=best * 0.05) if f.path in weak else f for f in ranking.files),
     )
-    strong_only = replace(skewed, files=skewed.files[:5])
-    for budget in (3000, 9000, 30000):
-        packed = plan(skewed, ledgers, budget)
-        alone = plan(strong_only, ledgers, budget)
-        # the strong files' views are what they would be without the weak ones
-        assert [e for e in packed.entries if e.path not in weak] == list(alone.entries)
+    breadth = PlanLimits().breadth_lines
+    for budget in (6000, 9000, 30000):
+        packed = plan(skewed, ledgers, budget).entries
+        assert {e.path for e in packed if e.level in (Level.FOCUSED, Level.FULL)} >= weak
+        for entry in packed:
+            if entry.path in weak:  # the smallest view, never deepened
+                assert len(entry.matched_declarations) == 1
+                assert entry.best_lines == breadth
     roomy = plan(skewed, ledgers, 30000).entries
-    assert {e.path for e in roomy if e.level in (Level.FOCUSED, Level.FULL)} >= weak
-    tight = plan(skewed, ledgers, 3000).entries
-    assert not weak & {e.path for e in tight if e.level in (Level.FOCUSED, Level.FULL)}
+    assert any(e.best_lines > breadth for e in roomy if e.path not in weak)
+
+
+def test_the_first_code_view_cuts_the_best_declaration_then_depth_lets_it_run(
+    ledgers: Index,
+) -> None:
+    """The breadth step keeps the first PlanLimits.breadth_lines lines of each file's best
+    declaration (post_*_refund has 23); what is left lets the best files' run on, in
+    ranked order."""
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    breadth = PlanLimits().breadth_lines
+    assert breadth < 23
+    every = PlanLimits(breadth_tokens=0)  # ten first views however small the budget
+    tight = plan(ranking, ledgers, 1900, limits=every).entries
+    assert [e.rank for e in tight] == list(range(1, 11))
+    assert all(e.level is Level.FOCUSED and len(e.matched_declarations) == 1 for e in tight)
+    cut = [e.rank for e in tight if e.best_lines == breadth]
+    longer = [e.rank for e in tight if e.best_lines > breadth]
+    assert cut and longer and max(longer) < min(cut)  # the best ones ran on first
+    first_view = level_tokens(
+        ledgers, tight[-1].file_id, Level.FOCUSED, tight[-1].matched_declarations,
+        best_lines=breadth,
+    )  # fmt: skip
+    assert tight[-1].tokens == first_view
+
+
+def test_a_small_budget_gives_fewer_files_their_first_view_before_depth(ledgers: Index) -> None:
+    """Under breadth_files x PlanLimits.breadth_tokens, the breadth step covers budget //
+    breadth_tokens files: ten first views would leave the best file no depth."""
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    limits = PlanLimits()
+    budget = 3 * limits.breadth_tokens
+    packed = plan(ranking, ledgers, budget).entries
+    spread = plan(ranking, ledgers, budget, limits=PlanLimits(breadth_tokens=0)).entries
+    breadth = budget // limits.breadth_tokens
+    assert len(spread) > len(packed) > breadth
+    deeper = [e.rank for e in packed if e.best_lines > limits.breadth_lines]
+    assert deeper == list(range(1, breadth + 1))  # the breadth files ran on before the rest
+    assert sum(e.best_lines > limits.breadth_lines for e in spread) < breadth
