@@ -102,6 +102,30 @@ def assemble(
     arrays: Arrays = {}
     give_back_memory()  # the analyses as they arrived, before their renumbered copies
     languages = _file_columns(plan, old, arrays)
+    # imports resolve in a process of their own while this one builds the postings (on the
+    # 16k tree the resolution was 40-60 % of this serial stage)
+    imports = _ImportWork(root, plan, old, languages, arrays["file_language"].tolist())
+    try:
+        _word_arrays(plan, old, old_to_new, vocabulary, arrays)
+    except BaseException:
+        imports.close()
+        raise
+    imports.finish(arrays)
+    arrays["git_last"], arrays["git_changes"] = git
+    return Stored(str(root), encoding, arrays, languages)
+
+
+def _word_arrays(
+    plan: Plan,
+    old: Stored | None,
+    old_to_new: npt.NDArray[np.int64],
+    vocabulary: list[str],
+    arrays: Arrays,
+) -> None:
+    """The vocabulary, postings, declaration postings, unit index and line tokens."""
+    import numpy as np  # deliberate: see assemble()
+
+    n = len(plan.paths)
     give_back_memory()  # the records' bytes, joined into one blob
     parts, body_length = _term_rows(plan, old, old_to_new)
     # words no file uses any more leave the vocabulary (a mark, not a sort of every row)
@@ -132,9 +156,6 @@ def assemble(
     give_back_memory()  # each file's declaration words
     _line_tokens(plan, old, arrays)
     give_back_memory()
-    _imports(root, plan, old, languages, arrays)
-    arrays["git_last"], arrays["git_changes"] = git
-    return Stored(str(root), encoding, arrays, languages)
 
 
 COLUMNS = {
@@ -333,57 +354,94 @@ def _line_tokens(plan: Plan, old: Stored | None, arrays: Arrays) -> None:
     arrays["line_tokens"] = out
 
 
-def _imports(
-    root: Path,
-    plan: Plan,
-    old: Stored | None,
-    languages: list[str],
-    arrays: Arrays,
-) -> None:
-    """Resolve imports, store them, and draw the graph's edges.
+ASIDE_MIN_FILES = 2000
+"""Files to resolve from which the resolution runs in a process of its own (engine.pool.Aside).
+A round number, not tuned: far above a refresh of edited files (resolved here, as before, with
+no process to start) and far below a first index of a tree whose resolution takes seconds."""
+
+
+class _ImportWork:
+    """Resolve imports, store them, and draw the graph's edges; begun before the postings,
+    finished after them.
 
     Only the analysed files are resolved when the set of paths and the files resolution reads
     (go.mod, tsconfig) are unchanged: every other file's targets, hence its edges, stay as
     they were. Otherwise every file is resolved again.
     """
+
+    def __init__(
+        self, root: Path, plan: Plan, old: Stored | None, languages: list[str], code: list[int]
+    ) -> None:
+        from engine.pool import Aside  # deliberate: multiprocessing loads here
+
+        old_blobs = Blobs(old.arrays["import_blob"], old.arrays["import_ptr"]) if old else None
+        old_paths = split_strings(old.arrays["path_blob"], old.arrays["path_ptr"]) if old else []
+        configs_changed = any(
+            posixpath.basename(path) == "go.mod" or path.endswith(".json")
+            for path in plan.fresh.paths
+        )
+        self.everything = old is None or configs_changed or old_paths != plan.paths
+        self.old, self.old_ids = old, plan.old_ids
+        self.stored: list[bytes] = []
+        """Each file's stored imports; b"" for those being resolved."""
+        to_resolve: list[ParsedFile] = []
+        where: list[int] = []
+        fresh_imports = iter(plan.fresh.imports)
+        for new_id, old_id in enumerate(plan.old_ids):
+            if old_id >= 0 and not self.everything:
+                assert old_blobs is not None
+                self.stored.append(old_blobs.get(old_id))
+                continue
+            self.stored.append(b"")
+            imports = next(fresh_imports) if old_id < 0 else _unresolved(old_blobs, old_id)
+            to_resolve.append(_bare_file(plan.paths[new_id], languages[code[new_id]], imports))
+            where.append(new_id)
+        self.resolving = Aside(
+            resolved_imports,
+            to_resolve,
+            where,
+            root,
+            plan.paths,
+            enabled=len(to_resolve) >= ASIDE_MIN_FILES,
+        )
+
+    def finish(self, arrays: Arrays) -> None:
+        """Store the imports (`import_blob`, `import_ptr`) and the edges."""
+        import numpy as np  # deliberate: see assemble()
+
+        encoded, rows = self.resolving.result()
+        stored = self.stored
+        for new_id, data in encoded:
+            stored[new_id] = data
+        _blob(arrays, "import", stored)
+        old = self.old
+        if not self.everything and old is not None:  # the same paths in the same order: same ids
+            previous = old.arrays["edges"].astype(np.int64)
+            untouched = np.array(self.old_ids, dtype=np.int64) >= 0
+            rows = np.concatenate([rows, previous[untouched[previous[:, 0]]]])
+        order = np.lexsort((rows[:, 1], rows[:, 0]))
+        arrays["edges"] = rows[order].astype(np.int32).reshape(-1, 2)
+
+
+def resolved_imports(
+    files: list[ParsedFile], where: list[int], root: Path, paths: list[str]
+) -> tuple[list[tuple[int, bytes]], npt.NDArray[np.int64]]:
+    """Resolve the imports of `files` (their new ids in `where`) among `paths`: each file's
+    stored imports (new id, encode_imports) and the edges they draw, as (importer, imported)
+    rows of new ids."""
     import numpy as np  # deliberate: see assemble()
 
     from engine.parse.resolve import resolve_imports  # deliberate: lazy
 
-    old_blobs = Blobs(old.arrays["import_blob"], old.arrays["import_ptr"]) if old else None
-    old_paths = split_strings(old.arrays["path_blob"], old.arrays["path_ptr"]) if old else []
-    configs_changed = any(
-        posixpath.basename(path) == "go.mod" or path.endswith(".json") for path in plan.fresh.paths
-    )
-    everything = old is None or configs_changed or old_paths != plan.paths
-    code = arrays["file_language"].tolist()
-    stored: list[bytes] = []
-    to_resolve: list[ParsedFile] = []
-    where: list[int] = []
-    fresh_imports = iter(plan.fresh.imports)
-    for new_id, old_id in enumerate(plan.old_ids):
-        if old_id >= 0 and not everything:
-            assert old_blobs is not None
-            stored.append(old_blobs.get(old_id))
-            continue
-        stored.append(b"")
-        imports = next(fresh_imports) if old_id < 0 else _unresolved(old_blobs, old_id)
-        to_resolve.append(_bare_file(plan.paths[new_id], languages[code[new_id]], imports))
-        where.append(new_id)
-    path_ids = {path: i for i, path in enumerate(plan.paths)}
+    path_ids = {path: i for i, path in enumerate(paths)}
+    encoded: list[tuple[int, bytes]] = []
     edges: list[tuple[int, int]] = []
-    for new_id, resolved in zip(where, resolve_imports(to_resolve, root, plan.paths), strict=True):
-        stored[new_id] = encode_imports(resolved.imports)
+    for new_id, resolved in zip(where, resolve_imports(files, root, paths), strict=True):
+        encoded.append((new_id, encode_imports(resolved.imports)))
         targets = {path_ids[t] for imp in resolved.imports for t in imp.targets if t in path_ids}
         edges.extend((new_id, t) for t in sorted(targets - {new_id}))
-    _blob(arrays, "import", stored)
     rows = np.array(edges or np.zeros((0, 2)), dtype=np.int64).reshape(-1, 2)
-    if not everything and old is not None:  # the same paths in the same order: same ids
-        previous = old.arrays["edges"].astype(np.int64)
-        untouched = np.array(plan.old_ids, dtype=np.int64) >= 0
-        rows = np.concatenate([rows, previous[untouched[previous[:, 0]]]])
-    order = np.lexsort((rows[:, 1], rows[:, 0]))
-    arrays["edges"] = rows[order].astype(np.int32).reshape(-1, 2)
+    return encoded, rows
 
 
 def _unresolved(blobs: Blobs | None, old_id: int) -> tuple[Import, ...]:

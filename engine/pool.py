@@ -5,11 +5,14 @@ task; each worker keeps one Analyser (parser, tokenizer, word numbering) for its
 workers inherit the tokenizer the main process loaded; under threads (the app indexes from a
 worker thread) a forkserver starts clean ones. A worker dies with its parent, even a killed
 one; a pool interrupted by an error, Ctrl-C or SIGTERM kills its workers at once; a pool that
-cannot start or breaks leaves the rest of the work to this process.
+cannot start or breaks leaves the rest of the work to this process. `Aside` runs one more
+piece of work (a first index's import resolution) in a process of its own, the same way,
+while this process goes on with another.
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -18,9 +21,9 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.analyse import Analyser, Batch, analyse_batch
 
@@ -32,6 +35,8 @@ PR_SET_PDEATHSIG = 1
 """prctl(2) option: the signal the kernel sends this process when its parent dies."""
 PARENT_CHECK_SECONDS = 1.0
 """Where prctl is missing, how often a worker looks whether its parent is still there."""
+Result = TypeVar("Result")
+"""What the function run by an `Aside` returns."""
 
 
 class WorkerState:
@@ -43,6 +48,8 @@ class WorkerState:
 
     inherited: Tokenizer | None = None
     analyser: Analyser | None = None
+    aside: tuple[Callable[..., Any], tuple[Any, ...]] | None = None
+    """The function and arguments a forked `Aside` process runs: inherited, not pickled."""
 
 
 def analyse_batches(
@@ -188,3 +195,79 @@ def _watch_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_CHECK_SECONDS)
     os._exit(0)
+
+
+class Aside(Generic[Result]):
+    """`function(*args)` run in a process of its own while this one goes on; `result()`
+    waits for it. Not `enabled`, or where no process can be had (it cannot start, or dies),
+    the function runs here, when its result is asked for.
+
+    A process forked from a single-threaded one inherits the arguments (nothing is pickled);
+    with other threads running (the app) a forkserver starts it and the arguments travel.
+    Its result always travels back pickled. Like a pool worker, it dies with its parent.
+    """
+
+    def __init__(
+        self, function: Callable[..., Result], *args: Any, enabled: bool = True
+    ) -> None:
+        self._work = (function, args)
+        self._pool: ProcessPoolExecutor | None = None
+        self._future: Future[Result] | None = None
+        if enabled:
+            self._start()
+
+    def _start(self) -> None:
+        forking = threading.active_count() == 1  # see analyse_batches
+        context = multiprocessing.get_context("fork" if forking else "forkserver")
+        parent = os.getpid() if forking else None
+        try:
+            self._pool = ProcessPoolExecutor(
+                1, mp_context=context, initializer=exit_with_parent, initargs=(parent,)
+            )
+            if not forking:
+                function, args = self._work
+                self._future = self._pool.submit(function, *args)
+                return
+            # a forking pool forks in submit: the process inherits `aside` as it is here; and
+            # objects frozen out of the collector stay shared pages (a collection in the child
+            # would write to every object it holds, copying the whole heap)
+            WorkerState.aside = self._work
+            gc.freeze()
+            try:
+                self._future = self._pool.submit(_run_aside)
+            finally:
+                gc.unfreeze()
+                WorkerState.aside = None
+        except OSError:
+            self.close()
+
+    def result(self) -> Result:
+        """The function's result, from the other process or computed now."""
+        if self._future is not None and self._pool is not None:
+            try:
+                done = self._future.result()
+            except (BrokenProcessPool, OSError):
+                self.close()  # the process died: the work is done here
+            except BaseException:
+                self.close()  # Ctrl-C, SIGTERM, or the function failed there
+                raise
+            else:
+                pool, self._pool, self._future = self._pool, None, None
+                pool.shutdown()  # an idle process: it exits at once
+                return done
+        function, args = self._work
+        return function(*args)
+
+    def close(self) -> None:
+        """Stop the other process if it still runs (the result is not wanted any more)."""
+        pool, self._pool, self._future = self._pool, None, None
+        if pool is not None:
+            stop_pool(pool)
+
+
+def _run_aside() -> Any:
+    """What a forked Aside process runs: the work it inherited."""
+    work = WorkerState.aside
+    assert work is not None, "an Aside forks with its work set"
+    function, args = work
+    return function(*args)

@@ -1,0 +1,76 @@
+"""Work run aside: a first index resolves its imports in a process of its own while it builds
+the postings, and gives the same cache as resolving them in the indexing process."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+from index_support import shared_tokenizer
+
+import engine.assemble
+from engine import store
+from engine.indexer import build_index
+from engine.pool import Aside
+
+needs_fork = pytest.mark.skipif(
+    not hasattr(os, "fork") or threading.active_count() != 1,
+    reason="the aside process is forked from a single-threaded process",
+)
+
+
+def answer_only_here(parent: int) -> str:
+    """Dies at once in any process but `parent`: an aside process lost mid-work."""
+    if os.getpid() != parent:
+        os._exit(1)
+    return "answered here"
+
+
+@needs_fork
+def test_aside_work_runs_in_another_process() -> None:
+    assert Aside(os.getpid).result() != os.getpid()
+
+
+def test_aside_work_not_enabled_runs_here_when_asked_for() -> None:
+    assert Aside(os.getpid, enabled=False).result() == os.getpid()
+
+
+@needs_fork
+def test_aside_work_whose_process_dies_is_done_here() -> None:
+    assert Aside(answer_only_here, os.getpid()).result() == "answered here"
+
+
+@needs_fork
+def test_imports_resolved_aside_give_the_same_cache_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files: dict[str, str | bytes] = {"pkg/__init__.py": "", "go.mod": "module example.com/m\n"}
+    for i in range(30):
+        files[f"pkg/mod{i}.py"] = f"from pkg.mod{(i + 1) % 30} import f\nimport os\n\ndef f():\n    pass\n"
+        files[f"web/part{i}.ts"] = f"import {{ g }} from './part{(i + 7) % 30}';\nexport const g = 1;\n"
+        files[f"svc/s{i % 3}/x{i}.go"] = f'package s{i % 3}\n\nimport "example.com/m/svc/s{(i + 1) % 3}"\n'
+    repo = make_repo(tmp_path / "repo", files)
+    resolve = engine.assemble.resolved_imports
+    resolvers = tmp_path / "resolved-by"
+
+    def resolved_imports(*args: object) -> object:
+        with resolvers.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return resolve(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.assemble, "resolved_imports", resolved_imports)
+    caches = []
+    for aside_from in (10**9, 0):  # resolved here, then aside
+        monkeypatch.setattr(engine.assemble, "ASIDE_MIN_FILES", aside_from)
+        cache_dir = tmp_path / f"cache-{aside_from}"
+        index, _ = build_index(
+            repo, cache_dir=cache_dir, workers=1, tokenizer=shared_tokenizer()
+        )
+        assert len(index.edges) > 60
+        caches.append(store.cache_file(cache_dir, "o200k_base").read_bytes())
+    assert caches[0] == caches[1]
+    here, aside = map(int, resolvers.read_text().split())
+    assert here == os.getpid() != aside
