@@ -384,7 +384,7 @@ class _ImportWork:
         self.old, self.old_ids = old, plan.old_ids
         self.stored: list[bytes] = []
         """Each file's stored imports; b"" for those being resolved."""
-        to_resolve: list[ParsedFile] = []
+        to_resolve: list[tuple[str, str, bytes]] = []
         where: list[int] = []
         fresh_imports = iter(plan.fresh.imports)
         for new_id, old_id in enumerate(plan.old_ids):
@@ -393,8 +393,9 @@ class _ImportWork:
                 self.stored.append(old_blobs.get(old_id))
                 continue
             self.stored.append(b"")
-            imports = next(fresh_imports) if old_id < 0 else _unresolved(old_blobs, old_id)
-            to_resolve.append(_bare_file(plan.paths[new_id], languages[code[new_id]], imports))
+            # stored imports as written (analysed now) or as resolved before (kept)
+            imports = next(fresh_imports) if old_id < 0 else _stored_imports(old_blobs, old_id)
+            to_resolve.append((plan.paths[new_id], languages[code[new_id]], imports))
             where.append(new_id)
         self.resolving = Aside(
             resolved_imports,
@@ -424,19 +425,20 @@ class _ImportWork:
 
 
 def resolved_imports(
-    files: list[ParsedFile], where: list[int], root: Path, paths: list[str]
+    files: list[tuple[str, str, bytes]], where: list[int], root: Path, paths: list[str]
 ) -> tuple[list[tuple[int, bytes]], npt.NDArray[np.int64]]:
-    """Resolve the imports of `files` (their new ids in `where`) among `paths`: each file's
-    stored imports (new id, encode_imports) and the edges they draw, as (importer, imported)
-    rows of new ids."""
+    """Resolve the imports of `files` (path, language, stored imports; their new ids in
+    `where`) among `paths`: each file's stored imports (new id, encode_imports) and the
+    edges they draw, as (importer, imported) rows of new ids."""
     import numpy as np  # deliberate: see assemble()
 
     from engine.parse.resolve import resolve_imports  # deliberate: lazy
 
+    bare = [_bare_file(path, language, _unresolved(data)) for path, language, data in files]
     path_ids = {path: i for i, path in enumerate(paths)}
     encoded: list[tuple[int, bytes]] = []
     edges: list[tuple[int, int]] = []
-    for new_id, resolved in zip(where, resolve_imports(files, root, paths), strict=True):
+    for new_id, resolved in zip(where, resolve_imports(bare, root, paths), strict=True):
         encoded.append((new_id, encode_imports(resolved.imports)))
         targets = {path_ids[t] for imp in resolved.imports for t in imp.targets if t in path_ids}
         edges.extend((new_id, t) for t in sorted(targets - {new_id}))
@@ -444,9 +446,14 @@ def resolved_imports(
     return encoded, rows
 
 
-def _unresolved(blobs: Blobs | None, old_id: int) -> tuple[Import, ...]:
+def _stored_imports(blobs: Blobs | None, old_id: int) -> bytes:
     assert blobs is not None
-    return tuple(Import(i.raw, i.start_line, i.end_line) for i in decode_imports(blobs.get(old_id)))
+    return blobs.get(old_id)
+
+
+def _unresolved(data: bytes) -> tuple[Import, ...]:
+    """Stored imports as written: their targets, if any, dropped."""
+    return tuple(Import(i.raw, i.start_line, i.end_line) for i in decode_imports(data))
 
 
 def _bare_file(path: str, language: str, imports: tuple[Import, ...]) -> ParsedFile:

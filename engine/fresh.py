@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from engine.model import Import
 
 Rows = tuple["npt.NDArray[np.int32]", "npt.NDArray[np.int32]", "npt.NDArray[np.int8]",
              "npt.NDArray[np.int32]"]  # fmt: skip
@@ -126,8 +125,8 @@ class Fresh:
     """Body words per position."""
     records: list[bytes] = field(default_factory=list)
     """Stored declarations per position."""
-    imports: list[tuple[Import, ...]] = field(default_factory=list)
-    """Imports as written per position."""
+    imports: list[bytes] = field(default_factory=list)
+    """Imports as written per position (engine.tables.encode_imports, no targets)."""
     line_prefix: Runs = field(default_factory=lambda: Runs("int32"))
     """Token prefix sums per line, per position."""
     unit_terms: Runs = field(default_factory=lambda: Runs("int32"))
