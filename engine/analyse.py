@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import zlib
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -103,6 +104,16 @@ class Analysis:
     """Which declarations use each import line (engine.units.encode_import_uses)."""
 
 
+RECORD_COMPRESSION = 1
+"""zlib level of the declaration records while they travel and wait (Analysed.records): on
+the 16k tree's records level 1 gives 24.0 -> 7.4 MB, level 6 6.9 MB for half again the time."""
+
+
+def stored_record(travelling: bytes) -> bytes:
+    """A declaration record as the cache stores it, from its form in Analysed.records."""
+    return zlib.decompress(travelling)
+
+
 FILE_COLUMNS = (
     "size", "tokens", "lines", "declarations", "outline_tokens", "focused_tokens", "role",
     "flags", "mtime_ns",
@@ -132,7 +143,9 @@ class Analysed:
     body_length: list[float]
     """Body words per file."""
     records: list[bytes]
-    """Stored declarations per file (engine.tables.encode_declarations)."""
+    """Stored declarations per file (engine.tables.encode_declarations), compressed
+    (`stored_record` reads one back): the indexing process keeps them until the index
+    stage: 24.0 MB of JSON on the 16k tree, 7.4 MB compressed (its 5 copies: 120 -> 37 MB)."""
     imports: list[bytes]
     """Imports as written per file (Analysis.imports): bytes, not an object an import, so
     the indexing process holds 2.5 MB for the 16k tree's 56,538 imports rather than 11 MB."""
@@ -189,7 +202,7 @@ class Analysed:
             columns={name: [getattr(a, name) for a in analyses] for name in FILE_COLUMNS},
             sha1=b"".join(bytes.fromhex(a.sha1) for a in analyses),
             body_length=[float(a.counts[a.fields == body].sum()) for a in analyses],
-            records=[a.record for a in analyses],
+            records=[zlib.compress(a.record, RECORD_COMPRESSION) for a in analyses],
             imports=[a.imports for a in analyses],
             uses=[a.uses for a in analyses],
             term_rows=[len(a.terms) for a in analyses],

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.analyse import stored_record
 from engine.fresh import Fresh
 from engine.heap import give_back_memory
 from engine.index import (
@@ -204,7 +205,7 @@ def _file_columns(plan: Plan, old: Stored | None, arrays: Arrays) -> list[str]:
     fresh_records = iter(fresh.records)
     for old_id in plan.old_ids:
         if old_id < 0:
-            records.append(next(fresh_records))
+            records.append(stored_record(next(fresh_records)))
         else:
             assert previous is not None
             records.append(previous.get(old_id))

@@ -124,7 +124,7 @@ class Fresh:
     body_length: list[float] = field(default_factory=list)
     """Body words per position."""
     records: list[bytes] = field(default_factory=list)
-    """Stored declarations per position."""
+    """Stored declarations per position, compressed (engine.analyse.stored_record)."""
     imports: list[bytes] = field(default_factory=list)
     """Imports as written per position (engine.tables.encode_imports, no targets)."""
     line_prefix: Runs = field(default_factory=lambda: Runs("int32"))

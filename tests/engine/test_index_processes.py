@@ -1,5 +1,6 @@
-"""Work run aside: a first index resolves its imports in a process of its own while it builds
-the postings, and gives the same cache as resolving them in the indexing process."""
+"""What a first index does across processes: it resolves its imports in a process of its own
+while it builds the postings (the same cache as resolving them in the indexing process), and
+its workers send declaration records compressed."""
 
 from __future__ import annotations
 
@@ -74,3 +75,18 @@ def test_imports_resolved_aside_give_the_same_cache_file(
     assert caches[0] == caches[1]
     here, aside = map(int, resolvers.read_text().split())
     assert here == os.getpid() != aside
+
+
+def test_declaration_records_travel_compressed_and_are_stored_as_encoded(tmp_path: Path) -> None:
+    from engine.analyse import Analyser, analyse_batch, stored_record
+    from engine.model import SourceFile
+    from engine.tables import decode_declarations
+
+    text = "".join(f"def handler_{i}(request):\n    return {i}\n\n\n" for i in range(200))
+    repo = make_repo(tmp_path / "repo", {"app.py": text})
+    source = SourceFile("app.py", len(text), os.stat(repo / "app.py").st_mtime_ns, "python")
+    batch = analyse_batch(str(repo), [source], Analyser.create(shared_tokenizer()))
+    travelling = batch.analysed.records[0]
+    record = stored_record(travelling)
+    assert len(travelling) * 3 < len(record)
+    assert [d.name for d in decode_declarations(record)] == [f"handler_{i}" for i in range(200)]
