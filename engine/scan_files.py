@@ -10,7 +10,6 @@ record only for the file asked for, so an unchanged tree is compared column to c
 from __future__ import annotations
 
 import bisect
-import operator
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
 from typing import overload
@@ -24,7 +23,7 @@ Columns = tuple[list[str], list[int], list[int], list[str]]
 class ScannedFiles(Sequence[SourceFile]):
     """Files sorted by path, as columns; reads as a tuple of `SourceFile` (and equals one)."""
 
-    __slots__ = ("paths", "sizes", "mtimes", "languages")
+    __slots__ = ("languages", "mtimes", "paths", "sizes")
 
     def __init__(
         self, paths: list[str], sizes: list[int], mtimes: list[int], languages: list[str]
@@ -100,12 +99,18 @@ def sorted_files(columns: Columns, others: Sequence[SourceFile]) -> ScannedFiles
     Columns recalled from the memo come in git's order, which is already sorted but for
     paths that are not UTF-8 (git sorts bytes): checked in one pass, sorted only if needed;
     the few other files are inserted where they belong."""
-    paths, sizes, mtimes, languages = (list(c) for c in columns)
-    if not all(map(operator.lt, paths, paths[1:])):
+    paths, sizes, mtimes, languages = (
+        list(columns[0]),
+        list(columns[1]),
+        list(columns[2]),
+        list(columns[3]),
+    )
+    if not all(map(str.__lt__, paths, paths[1:])):
         order = sorted(range(len(paths)), key=paths.__getitem__)
-        paths, sizes, mtimes, languages = (
-            [column[i] for i in order] for column in (paths, sizes, mtimes, languages)
-        )
+        paths = [paths[i] for i in order]
+        sizes = [sizes[i] for i in order]
+        mtimes = [mtimes[i] for i in order]
+        languages = [languages[i] for i in order]
     for file in sorted(others, key=lambda f: f.path):
         at = bisect.bisect_left(paths, file.path)
         paths.insert(at, file.path)

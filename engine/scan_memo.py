@@ -194,7 +194,8 @@ class ScanMemo:
         )
         skipped: list[SkippedFile] = []
         reasons: dict[int, SkipReason] = {}
-        for path, label in compress(zip(tracked, labels), kinds.translate(_MASKS[_SKIPPED])):
+        left_out = kinds.translate(_MASKS[_SKIPPED])
+        for path, label in compress(zip(tracked, labels, strict=True), left_out):
             reason = reasons.get(label)
             if reason is None:
                 reason = reasons[label] = SkipReason(texts[label])
@@ -207,7 +208,10 @@ class ScanMemo:
         bytes, which is Python's order for UTF-8 names); by a pass over all if one is not."""
         tracked = self.tracked
         places = [bisect.bisect_left(tracked, path) for path in paths]
-        if all(at < len(tracked) and tracked[at] == path for at, path in zip(places, paths)):
+        if all(
+            at < len(tracked) and tracked[at] == path
+            for at, path in zip(places, paths, strict=True)
+        ):
             return places
         return [at for at, path in enumerate(tracked) if path in paths]
 
@@ -292,6 +296,7 @@ def load_memo(path: Path, root: str, git_index: str) -> ScanMemo | None:
             position = end
         if len(tracked) != count or position != len(data):
             return None
+        kinds, numbers, mtimes, labels = columns
         memo = ScanMemo(
             root,
             git_index,
@@ -299,7 +304,10 @@ def load_memo(path: Path, root: str, git_index: str) -> ScanMemo | None:
             tuple(str(p) for p in header["ignore_files"]),
             tracked,
             frozenset(str(p) for p in header["unsure"]),
-            *columns,
+            kinds,
+            numbers,
+            mtimes,
+            labels,
             [str(t) for t in header["texts"]],
         )
     except (OSError, ValueError, KeyError, TypeError):
@@ -324,7 +332,8 @@ def save_memo(path: Path, memo: ScanMemo) -> None:
         }
     ).encode("ascii")  # names that are not UTF-8 survive as \udcXX escapes
     parts = [MAGIC, len(header).to_bytes(8, "little"), header, blob]
-    for code, values in zip(COLUMNS, (memo.kinds, memo.numbers, memo.mtimes, memo.labels)):
+    columns = (memo.kinds, memo.numbers, memo.mtimes, memo.labels)
+    for code, values in zip(COLUMNS, columns, strict=True):
         parts.append(array(code, values).tobytes())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

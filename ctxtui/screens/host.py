@@ -246,7 +246,7 @@ class WorkspaceHost(Screen[None]):
 
     @on(IndexStarted)
     def show_indexing(self, message: IndexStarted) -> None:
-        self.query_one(IndexStatus).animate()
+        self.query_one(IndexStatus).move_bar()
 
     @on(WorkspaceOpened)
     def start_ranking(self, message: WorkspaceOpened) -> None:

@@ -3,7 +3,7 @@
 Fed by `IndexProgressed` messages, whose bursts collapse into the newest, so a fast first index
 does not queue thousands of repaints. The screen hides it once the workspace is open. Its bar,
 while it has no total, stays still until the screen says the repository is being indexed
-(`animate`): a warm start shows its saved index first, and each frame of the animation is a
+(`move_bar`): a warm start shows its saved index first, and each frame of the animation is a
 repaint competing with the threads that open the index and rank.
 """
 
@@ -47,9 +47,9 @@ class IndexStatus(Vertical):
         yield ProgressBar(total=None, show_eta=False, id="index-status-bar")
 
     def on_mount(self) -> None:
-        self._bar().auto_refresh = None  # still until `animate`
+        self._bar().auto_refresh = None  # still until `move_bar`
 
-    def animate(self) -> None:
+    def move_bar(self) -> None:
         """Move the bar while it has no total (with one, Textual keeps it still itself)."""
         bar = self._bar()
         if bar.percentage is None:

@@ -17,8 +17,8 @@ from textual.widgets._progress_bar import Bar
 from app.support import notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.widgets import index_status as index_status_module
-from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.file_list import FileList
+from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.workspace import Workspace
 
 AppFactory = Callable[..., CtxtuiApp]
