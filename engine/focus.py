@@ -20,12 +20,22 @@ elsewhere (Python, Ruby) the body starts on the line after the header."""
 
 ALL_HEADERS_UP_TO = 0
 """FOCUSED with a match shows every declaration's header only in files with at most this
-many declarations; in bigger ones, only top-level types and the enclosing scopes of a match.
+many declarations; in bigger ones, only the enclosing scopes of a match (TOP_LEVEL_HEADERS).
 30 before issue 11; 0 on TUNED (8k JSON): Pack 0.978 -> 0.983, top-10 files with code
 9.00 -> 9.43, fix lines shown 0.544 -> 0.570: signatures of what did not match cost the
 room of other files' code (the outline level shows them)."""
 CALLABLE = frozenset((DeclKind.FUNCTION, DeclKind.METHOD, DeclKind.COMPONENT))
 """Declaration kinds whose headers a big file's focused view leaves out."""
+TOP_LEVEL_HEADERS = 0
+"""FOCUSED with a match shows the headers of top-level types (classes, structs, constants)
+that hold no match too (1, before session 20), or only those of the scopes enclosing a
+match (0): rich's console.py showed 25 class headers and module constants around the one
+function kept. Issue 11, session 20, leave-one-case-file-out (scripts/pack_eval.py, the mean
+over 4k/8k/16k of Pack + Lines + Top10/10): every fold chose 0. All 227, Pack / fix lines
+shown: 4k 0.937/0.480 -> 0.939/0.508, 8k 0.960/0.591 -> 0.955/0.605, 16k 0.961/0.779 ->
+0.963/0.780; 8k Lines clap 0.441 -> 0.478, textual 0.426 -> 0.472, hono 0.715 -> 0.730,
+cobra 0.394 -> 0.379; textual's 8k Pack 0.948 -> 0.917 (= its R@10: a gold file ranked
+past 10 no longer fits)."""
 HEAD_LINES = 40
 """Lines FOCUSED keeps of a file without declarations (config, plain text)."""
 MATCH_LINES = 80
@@ -90,16 +100,17 @@ def kept_ranges(
 
 def _shown_headers(decls: Sequence[Declaration], chosen: Sequence[int]) -> list[int]:
     """Declarations whose header the focused view shows: all of them when nothing matched
-    (or the file has at most ALL_HEADERS_UP_TO); else only top-level types and the enclosing
-    scopes of a match. A big class (or a Go file of a hundred methods) shows its matching
-    code, not a hundred signatures: the outline level is there for the rest."""
+    (or the file has at most ALL_HEADERS_UP_TO); else the enclosing scopes of a match (and
+    top-level types with TOP_LEVEL_HEADERS). A big class (or a Go file of a hundred methods)
+    shows its matching code, not a hundred signatures: the outline level is there for the
+    rest."""
     if not chosen or len(decls) <= ALL_HEADERS_UP_TO:
         return list(range(len(decls)))
     inner = [decls[p] for p in chosen]
     return [
         position
         for position, decl in enumerate(decls)
-        if not (decl.depth or decl.kind in CALLABLE)
+        if (TOP_LEVEL_HEADERS and not (decl.depth or decl.kind in CALLABLE))
         or any(
             d.depth > decl.depth and decl.start_line <= d.start_line <= decl.end_line for d in inner
         )
