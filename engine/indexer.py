@@ -10,6 +10,7 @@ so `ctxtui index` can show where time goes.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -50,6 +51,24 @@ POOL_MIN_FILES = 48
 """Below this many files to parse, worker processes cost more than they save."""
 BATCH = 16
 """Files per task sent to a worker: large enough to amortise the round trip."""
+MAX_WORKERS = 8
+"""Most worker processes a cold index starts by default. Parsing scales with cores, but each
+worker holds its own parser, tokenizer and word numbering (about 185 MB on the 16k scale tree),
+so a 64-core machine does not get 64 of them; `workers` (or CTXTUI_WORKERS) says otherwise."""
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the OS says, else the count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def default_workers() -> int:
+    """Worker processes for a cold index: every usable core, at most `MAX_WORKERS`."""
+    return min(usable_cores(), MAX_WORKERS)
+
 
 ProgressCallback = Callable[[Progress], None]
 Sniffed = dict[str, tuple[int, int, SkippedFile]]
@@ -96,7 +115,7 @@ def build_index(
     encoding: str = DEFAULT_ENCODING,
     cache_dir: Path | None = None,
     on_progress: ProgressCallback | None = None,
-    workers: int = 2,
+    workers: int | None = None,
     tokenizer: TokenizerSource = None,
 ) -> tuple[Index, IndexReport]:
     """Index a folder, reusing and refreshing the cache in `cache_dir` when one is given.
@@ -107,7 +126,8 @@ def build_index(
         encoding: tokenizer encoding of every token count.
         cache_dir: this repository's cache folder; None indexes from scratch and saves nothing.
         on_progress: called with progress of the long stages.
-        workers: processes for analysing files; 1 keeps everything in this process.
+        workers: processes for analysing files; 1 keeps everything in this process; None
+            (the default) one per usable core, at most `MAX_WORKERS`.
         tokenizer: a loaded tokenizer for `encoding`, or a function giving one (called only
             if a file needs counting), reused here and by forked workers.
 
@@ -140,8 +160,9 @@ def build_index(
         changes = _compare(root_str, scanned.files, stored, old_paths)
     with timer.stage("parse"):
         vocabulary = Vocabulary.of(_stored_words(stored) if changes.to_parse else [])
+        processes = default_workers() if workers is None else workers
         fresh, new_skips = _analyse_all(
-            root_str, changes.to_parse, encoding, workers, tokenizer, on_progress, vocabulary
+            root_str, changes.to_parse, encoding, processes, tokenizer, on_progress, vocabulary
         )
     stats = {s.path: s for s in changes.to_parse}
     sniffed = {

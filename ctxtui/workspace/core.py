@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -48,6 +49,18 @@ if TYPE_CHECKING:
 DEFAULT_ENCODING = "o200k_base"
 REFRESH_INTERVAL = 1.0
 """Seconds between two stat checks of the tree (each lists and stats every file)."""
+
+
+WORKERS_SWITCH = "CTXTUI_WORKERS"
+"""Environment variable: worker processes of a cold index (a whole number from 1)."""
+
+
+def index_workers() -> int | None:
+    """Worker processes for indexing from CTXTUI_WORKERS, or None for the engine's default
+    (one per usable core, at most 8). A value that is not a whole number from 1 is ignored:
+    a typo in the environment must not stop an index."""
+    raw = os.environ.get(WORKERS_SWITCH, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) >= 1 else None
 
 
 def cache_dir_for(root: Path) -> Path:
@@ -225,6 +238,7 @@ class Workspace:
             encoding=encoding,
             cache_dir=cache_dir,
             on_progress=on_progress,
+            workers=index_workers(),
             tokenizer=lazy.get,
         )
         stage = SemanticStage(cache_dir) if semantic and semantic_wanted() else None

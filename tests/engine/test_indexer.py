@@ -256,3 +256,50 @@ def test_a_broken_worker_pool_falls_back_to_indexing_in_process(
     index, report = engine.indexer.build_index(repo, workers=2)
     assert len(index.files) == 60
     assert len(report.parsed) == 60
+
+
+@pytest.mark.parametrize(
+    ("cores", "expected"), [({0}, 1), ({0, 1, 2}, 3), (set(range(8)), 8), (set(range(64)), 8)]
+)
+def test_a_cold_index_uses_every_usable_core_up_to_the_cap(
+    monkeypatch: pytest.MonkeyPatch, cores: set[int], expected: int
+) -> None:
+    """The default is the cores this process may run on (its affinity, not the machine's
+    count), capped: each worker holds its own parser and tokenizer."""
+    import engine.indexer
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 128)
+    assert engine.indexer.default_workers() == expected
+
+
+def test_without_an_affinity_call_the_core_count_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.indexer
+
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert engine.indexer.default_workers() == 4
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert engine.indexer.default_workers() == 1
+
+
+@pytest.mark.parametrize(("workers", "expected"), [(None, 3), (1, 1), (5, 5)])
+def test_the_pool_gets_the_default_worker_count_unless_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int | None, expected: int
+) -> None:
+    import engine.indexer
+    import engine.pool
+
+    asked: list[int] = []
+    analyse = engine.pool.analyse_batches
+
+    def counting(root: str, batches: object, processes: int, *args: object) -> object:
+        asked.append(processes)
+        return analyse(root, batches, 1, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.pool, "analyse_batches", counting)
+    monkeypatch.setattr(engine.indexer, "usable_cores", lambda: 3)
+    files = {f"pkg/mod{i}.py": f"def function_{i}():\n    return {i}\n" for i in range(60)}
+    index, _ = engine.indexer.build_index(make_repo(tmp_path / "repo", files), workers=workers)
+    assert asked == [expected]
+    assert len(index.files) == 60

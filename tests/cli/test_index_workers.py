@@ -1,0 +1,45 @@
+"""CTXTUI_WORKERS: how many processes a cold index starts, read by the workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+
+import engine
+from ctxtui.workspace import Workspace
+from ctxtui.workspace.core import index_workers
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, None), ("4", 4), (" 1 ", 1), ("0", None), ("-2", None), ("many", None), ("", None)],
+)
+def test_the_worker_count_comes_from_the_environment_when_it_is_a_whole_number(
+    monkeypatch: pytest.MonkeyPatch, value: str | None, expected: int | None
+) -> None:
+    if value is None:
+        monkeypatch.delenv("CTXTUI_WORKERS", raising=False)
+    else:
+        monkeypatch.setenv("CTXTUI_WORKERS", value)
+    assert index_workers() == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [("3", 3), ("x", None)])
+def test_the_workspace_hands_the_worker_count_to_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, expected: int | None
+) -> None:
+    asked: list[int | None] = []
+    build = engine.build_index
+
+    def recording(*args: object, workers: int | None = None, **kwargs: object) -> object:
+        asked.append(workers)
+        return build(*args, workers=1, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "build_index", recording)
+    monkeypatch.setenv("CTXTUI_WORKERS", value)
+    repo = make_repo(tmp_path / "repo", {"app.py": "def main():\n    return 1\n"})
+    workspace = Workspace.open(repo, semantic=False, use_cache=False)
+    assert asked == [expected]
+    assert [f.path for f in workspace.index.files] == ["app.py"]
