@@ -53,14 +53,19 @@ REFRESH_INTERVAL = 1.0
 
 WORKERS_SWITCH = "CTXTUI_WORKERS"
 """Environment variable: worker processes of a cold index (a whole number from 1)."""
+MOST_WORKERS = 64
+"""The most CTXTUI_WORKERS is taken at: each worker holds its own parser and tokenizer."""
 
 
 def index_workers() -> int | None:
-    """Worker processes for indexing from CTXTUI_WORKERS, or None for the engine's default
-    (one per usable core, at most 8). A value that is not a whole number from 1 is ignored:
-    a typo in the environment must not stop an index."""
+    """Worker processes for indexing from CTXTUI_WORKERS (at most `MOST_WORKERS`), or None
+    for the engine's default (one per usable core, at most 8). A value that is not a whole
+    number from 1 is ignored: a typo in the environment must not stop an index."""
     raw = os.environ.get(WORKERS_SWITCH, "").strip()
-    return int(raw) if raw.isdigit() and int(raw) >= 1 else None
+    if not (raw.isascii() and raw.isdigit()):  # "²" and "٣" are digits to isdigit
+        return None
+    count = int(raw)
+    return min(count, MOST_WORKERS) if count >= 1 else None
 
 
 def cache_dir_for(root: Path) -> Path:

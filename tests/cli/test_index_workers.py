@@ -14,7 +14,18 @@ from ctxtui.workspace.core import index_workers
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(None, None), ("4", 4), (" 1 ", 1), ("0", None), ("-2", None), ("many", None), ("", None)],
+    [
+        (None, None),
+        ("4", 4),
+        (" 1 ", 1),
+        ("1000", 64),
+        ("0", None),
+        ("-2", None),
+        ("many", None),
+        ("", None),
+        ("²", None),
+        ("٣", None),
+    ],
 )
 def test_the_worker_count_comes_from_the_environment_when_it_is_a_whole_number(
     monkeypatch: pytest.MonkeyPatch, value: str | None, expected: int | None
