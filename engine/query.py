@@ -165,6 +165,8 @@ def analyse_query(
     scoped = scope_words(text) & weighted.keys()
     if weights.kind_weight != 1.0:
         kinds = KIND_WORDS & weighted.keys()
+        if kinds and _one_line(text):  # "how do we format a date": format is the topic
+            kinds -= ONLY_CHANGE_WORDS
         if kinds:
             kinds -= scoped | {w for t, code in _tokens(text) if code for w in identifier_words(t)}
         for word in kinds:
@@ -218,6 +220,12 @@ def _title_words(text: str) -> set[str]:
     return {w for token in IDENTIFIER.findall(lines[0]) for w in identifier_words(token)}
 
 
+def _one_line(text: str) -> bool:
+    """Whether the question has a single non-empty line (what a person types), not a commit
+    message or a report with a body."""
+    return sum(1 for line in text.strip().splitlines() if line.strip()) < 2
+
+
 def _first_line_said(text: str) -> set[str]:
     """The lower-cased words of the question's first line: what it asks for. A commit body or
     a report's later lines name tests, docs and the changelog in passing ("* Add tests",
@@ -250,6 +258,17 @@ KIND_WORDS = frozenset(
 )
 """Index words of the labels, change words and intent words: what a question is for (a fix, a
 feature, a test, an explanation) or how a change was made, not where its answer is."""
+ONLY_CHANGE_WORDS = frozenset(
+    word for token in CHANGE_WORDS.split() for word in identifier_words(token)
+) - frozenset(
+    word
+    for said in (KIND_LABELS, *(" ".join(sorted(words)) for words in INTENT_WORDS.values()))
+    for token in said.split()
+    for word in identifier_words(token)
+)
+"""The change words that are not labels or intent words. They say how a change was made only
+in a commit message or a report with a body; in a one-line question (`where are comments
+stored`, `how do we format a date`) they are its topic and keep their weight."""
 
 
 def _idf_of(index: Index, term_id: int) -> float:

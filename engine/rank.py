@@ -282,7 +282,11 @@ class RankWeights:
     (the same as without): every fold chose the whole set. Out of fold flask MRR 0.821 ->
     0.827, textual 0.883/0.901 -> 0.898/0.917 (R@5/R@10: textual-e4d182d61f, "Update docs",
     "Update CHANGELOG", `app.py` 12th -> 4th), the 6 others identical; 4 cases up, none down.
-    Run 73, after it: 0.5/0.1/0 (HELD R@5 0.903 -> 0.891 each); 0.25 holds."""
+    Run 73, after it: 0.5/0.1/0 (HELD R@5 0.903 -> 0.891 each); 0.25 holds. Session 10
+    (review, no number): the change words weigh less only in a question with a body (a commit
+    message, a report); in one line a person types ("where are comments of a post stored",
+    "how do we format a date") they are the topic (engine.query.ONLY_CHANGE_WORDS). Run 72's
+    gains came from body lines; DEV has one one-line question with a change word."""
     limit: int = 200
     """How many files a ranking returns (with reasons); the planner looks at these."""
 

@@ -401,3 +401,47 @@ def test_words_saying_how_a_change_was_made_weigh_less(tmp_path: Path) -> None:
     assert paths(rank(index, question))[0] == "cache/store.py"
     flat = dataclasses.replace(DEFAULT_WEIGHTS, kind_weight=1.0)
     assert paths(rank(index, question, weights=flat))[0] == "tools/docs.py"
+
+
+BLOG = {
+    "blog/comments.py": (
+        "class CommentStore:\n"
+        "    def save_comment(self, comment):\n"
+        '        """Store a comment of a post."""\n'
+        "        self.db.insert(comment)\n"
+    ),
+    "blog/posts.py": (
+        "class PostStore:\n"
+        "    def save_post(self, post):\n"
+        '        """Store a post in the database."""\n'
+        "        self.db.insert(post)\n"
+    ),
+    "blog/db.py": "class Database:\n    def insert(self, row):\n        return row\n",
+    "fmt/formatter.py": (
+        'def format_date(value):\n    """Format a date."""\n    return str(value)\n'
+    ),
+    "utils/dates.py": 'def parse_date(text):\n    """Parse a date."""\n    return text\n',
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("where are comments of a post stored in the database", "blog/comments.py"),
+        ("how do we format a date", "fmt/formatter.py"),
+    ],
+)
+def test_a_one_line_question_about_comments_or_formats_keeps_those_words(
+    tmp_path: Path, question: str, answer: str
+) -> None:
+    """The change words (comment, format, review, update ...) weigh less only in a question
+    with a body: in one line a person types they are what the question is about."""
+    index = index_repo(make_repo(tmp_path / "blog", BLOG))[0]
+    assert paths(rank(index, question))[0] == answer
+    with_body = f"{question}\n\n* update tests"
+    kept = analyse_query(index, question, DEFAULT_WEIGHTS.query_weights())
+    lowered = analyse_query(index, with_body, DEFAULT_WEIGHTS.query_weights())
+    word = "comment" if "comment" in question else "format"
+    weight = {t.word: t.weight for t in kept.terms}[word]
+    assert weight == 1.0
+    assert {t.word: t.weight for t in lowered.terms}[word] < weight / 2
