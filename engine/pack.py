@@ -156,7 +156,11 @@ def pack(
     fitted, rendered = _exact(*best)
     richer = _richer_where_no_dearer(fitted, index, counter, cached_read, line_numbers)
     if richer is not fitted:
-        fitted, rendered = _exact(richer, draw(richer))
+        # a richer level's text costs no more, but JSON escapes its newlines and quotes and
+        # XML its brackets: it is kept only if the pack still fits (or did not before)
+        moved, moved_rendered = _exact(richer, draw(richer))
+        if moved_rendered.tokens <= budget or rendered.tokens > budget:
+            fitted, rendered = moved, moved_rendered
     notes: tuple[str, ...] = (question_note,) if question_note else ()
     if rendered.tokens > budget and not fitted.over_budget:
         over = rendered.tokens - budget
