@@ -64,17 +64,20 @@ def test_imports_resolved_aside_give_the_same_cache_file(
 
     monkeypatch.setattr(engine.assemble, "resolved_imports", resolved_imports)
     caches = []
-    for aside_from in (10**9, 0):  # resolved here, then aside
+    # resolved here (too few files), aside, then here again (too many: a fork of a process
+    # holding a huge tree's analyses would copy much of it)
+    for aside_from, aside_to in ((10**9, 10**9), (0, 10**9), (0, 10)):
         monkeypatch.setattr(engine.assemble, "ASIDE_MIN_FILES", aside_from)
-        cache_dir = tmp_path / f"cache-{aside_from}"
+        monkeypatch.setattr(engine.assemble, "ASIDE_MAX_FILES", aside_to)
+        cache_dir = tmp_path / f"cache-{aside_from}-{aside_to}"
         index, _ = build_index(
             repo, cache_dir=cache_dir, workers=1, tokenizer=shared_tokenizer()
         )
         assert len(index.edges) > 60
         caches.append(store.cache_file(cache_dir, "o200k_base").read_bytes())
-    assert caches[0] == caches[1]
-    here, aside = map(int, resolvers.read_text().split())
-    assert here == os.getpid() != aside
+    assert caches[0] == caches[1] == caches[2]
+    here, aside, here_again = map(int, resolvers.read_text().split())
+    assert here == here_again == os.getpid() != aside
 
 
 def test_declaration_records_travel_compressed_and_are_stored_as_encoded(tmp_path: Path) -> None:
