@@ -414,6 +414,10 @@ class _ImportWork:
             enabled=ASIDE_MIN_FILES <= len(to_resolve) <= ASIDE_MAX_FILES,
         )
 
+    def close(self) -> None:
+        """Stop the resolution if it runs aside (the index is not being finished)."""
+        self.resolving.close()
+
     def finish(self, arrays: Arrays) -> None:
         """Store the imports (`import_blob`, `import_ptr`) and the edges."""
         import numpy as np  # deliberate: see assemble()

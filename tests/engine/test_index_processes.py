@@ -93,3 +93,29 @@ def test_declaration_records_travel_compressed_and_are_stored_as_encoded(tmp_pat
     record = stored_record(travelling)
     assert len(travelling) * 3 < len(record)
     assert [d.name for d in decode_declarations(record)] == [f"handler_{i}" for i in range(200)]
+
+
+@needs_fork
+def test_a_failed_postings_build_stops_the_resolution_and_raises_its_own_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While imports resolve aside, an error building the postings (out of memory, Ctrl-C)
+    reaches the caller as itself, and the aside process is stopped."""
+    files = {f"pkg/mod{i}.py": f"from pkg.mod{(i + 1) % 20} import f\n" for i in range(20)}
+    repo = make_repo(tmp_path / "repo", files)
+    closed: list[bool] = []
+    close = Aside.close
+
+    def recording_close(self: Aside[object]) -> None:
+        closed.append(True)
+        close(self)
+
+    def failing(*args: object) -> None:
+        raise MemoryError("postings")
+
+    monkeypatch.setattr(engine.assemble, "ASIDE_MIN_FILES", 0)
+    monkeypatch.setattr(engine.assemble, "_word_arrays", failing)
+    monkeypatch.setattr(Aside, "close", recording_close)
+    with pytest.raises(MemoryError, match="postings"):
+        build_index(repo, workers=1, tokenizer=shared_tokenizer())
+    assert closed
