@@ -34,7 +34,7 @@ from engine.model import (
     SourceFile,
     StageTime,
 )
-from engine.scan_files import columns_of, select
+from engine.scan_files import columns_of, select, unchanged_skips
 from engine.tables import FLAG_PARTIAL, FLAG_REPLACED, FLAG_TOO_SLOW, FileTable, split_strings
 
 if TYPE_CHECKING:
@@ -330,19 +330,14 @@ def _compare(
     a = stored.arrays
     languages = [stored.languages[code] for code in a["file_language"].tolist()]
     sizes, mtimes = a["file_size"].tolist(), a["file_mtime"].tolist()
-    sniffed = stored.sniffed
     # Compared column by column (a warm scan hands its columns over: no record is made), but
     # the files left out for their content, which the stored columns do not hold.
-    scanned = columns_of(sources)
-    is_sniffed = [path in sniffed for path in scanned[0]] if sniffed else []
-    listed = select(scanned, [not s for s in is_sniffed]) if sniffed else scanned
-    if listed == (old_paths, sizes, mtimes, languages):
-        left_paths, left_sizes, left_mtimes, _ = select(scanned, is_sniffed)
-        left_out = zip(left_paths, left_sizes, left_mtimes, strict=True)
-        if all(sniffed[path][:2] == (size, mtime) for path, size, mtime in left_out):
-            changes.known_skips = {path: sniffed[path] for path in left_paths}
-            changes.unchanged = mtimes
-            return changes
+    stored_columns = (old_paths, sizes, mtimes, languages)
+    known_skips = unchanged_skips(columns_of(sources), stored.sniffed, stored_columns)
+    if known_skips is not None:
+        changes.known_skips = dict(known_skips)
+        changes.unchanged = mtimes
+        return changes
     previous = {path: i for i, path in enumerate(old_paths)}
     digests = a["file_sha1"]
     for source in sources:

@@ -10,11 +10,11 @@ record only for the file asked for, so an unchanged tree is compared column to c
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import compress
 from typing import overload
 
-from engine.model import SourceFile
+from engine.model import SkippedFile, SourceFile
 
 Columns = tuple[list[str], list[int], list[int], list[str]]
 """Paths, sizes, mtimes (ns) and languages of files, in one order."""
@@ -118,3 +118,27 @@ def sorted_files(columns: Columns, others: Sequence[SourceFile]) -> ScannedFiles
         mtimes.insert(at, file.mtime_ns)
         languages.insert(at, file.language)
     return ScannedFiles(paths, sizes, mtimes, languages)
+
+
+Sniffed = Mapping[str, tuple[int, int, SkippedFile]]
+"""Files the index left out for their content (binary, minified), by path: (size, mtime_ns,
+skip), as the cache keeps them."""
+
+
+def unchanged_skips(scanned: Columns, sniffed: Sniffed, stored: Columns) -> Sniffed | None:
+    """Tell whether a scan found the very files an index cache holds (`stored`: paths, sizes,
+    mtimes and languages, in the cache's order) and the files it left out for their content
+    (`sniffed`) as they were. Returns those left-out files the scan listed (they stay left
+    out), or None when anything differs: then the cache must be compared file by file.
+
+    Shared by the index build and the numpy-free check of an unchanged tree
+    (engine.unchanged), so both take the same files for unchanged."""
+    is_sniffed = [path in sniffed for path in scanned[0]] if sniffed else []
+    listed = select(scanned, [not s for s in is_sniffed]) if sniffed else scanned
+    if listed != stored:
+        return None
+    left_paths, left_sizes, left_mtimes, _ = select(scanned, is_sniffed)
+    left_out = zip(left_paths, left_sizes, left_mtimes, strict=True)
+    if not all(sniffed[path][:2] == (size, mtime) for path, size, mtime in left_out):
+        return None
+    return {path: sniffed[path] for path in left_paths}

@@ -17,11 +17,13 @@ import json
 import mmap
 import os
 import struct
+import sys
 import tempfile
 import threading
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from engine.errors import CacheError
 from engine.model import FIELDS, SkippedFile, SkipReason
@@ -130,9 +132,9 @@ def save(path: Path, stored: Stored) -> Stored:
     arrays = {name: np.ascontiguousarray(stored.arrays[name]) for name in SCHEMA}
     directory: dict[str, list[Any]] = {}
     offset = 0
-    for name, array in arrays.items():
-        directory[name] = [list(array.shape), offset]
-        offset += _padded(array.nbytes)
+    for name, values in arrays.items():
+        directory[name] = [list(values.shape), offset]
+        offset += _padded(values.nbytes)
     header = json.dumps(
         {
             "format": FORMAT,
@@ -157,9 +159,9 @@ def save(path: Path, stored: Stored) -> Stored:
             with os.fdopen(fd, "wb") as out:
                 out.write(MAGIC + struct.pack("<Q", len(header)) + header)
                 out.write(b"\0" * (start - out.tell()))
-                for array in arrays.values():
-                    out.write(array.data)
-                    out.write(b"\0" * (_padded(array.nbytes) - array.nbytes))
+                for values in arrays.values():
+                    out.write(values.data)
+                    out.write(b"\0" * (_padded(values.nbytes) - values.nbytes))
                 out.flush()
                 size = out.tell()
                 mapped = mmap.mmap(out.fileno(), 0, access=mmap.ACCESS_READ)
@@ -194,16 +196,8 @@ def load(path: Path, root: str, encoding: str) -> Stored:
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            prefix = fh.read(len(MAGIC) + 8)
-            if len(prefix) < len(MAGIC) + 8 or prefix[: len(MAGIC)] != MAGIC:
-                raise StaleCache("not a ctxtui index")
-            (header_size,) = struct.unpack("<Q", prefix[len(MAGIC) :])
-            if header_size > min(MAX_HEADER, size):
-                raise StaleCache("truncated")
-            header = json.loads(fh.read(header_size).decode("ascii"))
-            _check_header(header, root, encoding)
+            header, start = _read_header(fh, size, root, encoding)
             mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        start = _padded(len(MAGIC) + 8 + header_size)
         arrays = _map_arrays(mapped, header["arrays"], start, size)
         languages = [str(name) for name in header["languages"]]
         check_arrays(arrays, len(languages))
@@ -212,11 +206,76 @@ def load(path: Path, root: str, encoding: str) -> Stored:
             encoding=encoding,
             arrays=arrays,
             languages=languages,
-            sniffed={
-                str(v[0]): (int(v[1]), int(v[2]), _skip(v[0], v[3], v[4]))
-                for v in header["sniffed"]
-            },
+            sniffed=_sniffed(header),
             git_head=None if header["git_head"] is None else str(header["git_head"]),
+        )
+    except (FileNotFoundError, StaleCache):
+        raise
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        raise StaleCache(f"unreadable ({type(exc).__name__})") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class Glance:
+    """A few columns of a cache file and its metadata, read without mapping the arrays."""
+
+    columns: dict[str, array[int]]
+    """The columns asked for, by name (SCHEMA), as plain arrays of numbers."""
+    rows: dict[str, int]
+    """Every array's length (its first dimension), by name: how many files, edges, ..."""
+    languages: list[str]
+    """Language code (file_language) -> language key."""
+    sniffed: dict[str, tuple[int, int, SkippedFile]]
+    """As `Stored.sniffed`."""
+    git_head: str | None
+    """As `Stored.git_head`."""
+
+
+PLAIN_CODES = {"<i8": "q", "<i4": "i", "|u1": "B"}
+"""`array` type codes of the one-dimensional columns `glance` can read."""
+
+
+def glance(path: Path, root: str, encoding: str, names: tuple[str, ...]) -> Glance:
+    """Read the header and the columns `names` of a cache made for `root` and `encoding`
+    with plain reads: no numpy, nothing mapped (engine.unchanged answers from them). The
+    places of all arrays are checked against the file's size as `load` checks them, and
+    the read columns' lengths against the file count; the ids inside the arrays, which
+    these columns do not use, are not (`load` checks them when the index is opened).
+
+    Raises:
+        FileNotFoundError: there is no cache yet.
+        StaleCache: the file is corrupt, truncated, foreign or of an older version, or
+            one of `names` is not a column of whole numbers.
+    """
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            header, start = _read_header(fh, size, root, encoding)
+            directory = header["arrays"]
+            rows: dict[str, int] = {}
+            for name, (dtype, _, _) in SCHEMA.items():
+                shape, _ = _place(directory, name, start, size, _itemsize(dtype))
+                rows[name] = shape[0]
+            columns: dict[str, array[int]] = {}
+            for name in names:
+                column = array(PLAIN_CODES[SCHEMA[name][0]])
+                shape, at = _place(directory, name, start, size, column.itemsize)
+                fh.seek(at)
+                column.frombytes(fh.read(shape[0] * column.itemsize))
+                if sys.byteorder != "little":
+                    column.byteswap()  # stored little-endian (SCHEMA)
+                columns[name] = column
+        files = rows["file_size"]
+        if any(len(column) != rows[name] for name, column in columns.items()):
+            raise StaleCache("truncated")
+        if any(rows[name] != files for name in names if SCHEMA[name][1] == "files"):
+            raise StaleCache("arrays of different lengths")
+        return Glance(
+            columns,
+            rows,
+            [str(name) for name in header["languages"]],
+            _sniffed(header),
+            None if header["git_head"] is None else str(header["git_head"]),
         )
     except (FileNotFoundError, StaleCache):
         raise
@@ -257,8 +316,30 @@ class Loading:
         return answer
 
 
+def _read_header(fh: BinaryIO, size: int, root: str, encoding: str) -> tuple[dict[str, Any], int]:
+    """The checked JSON header of an open cache file, and where its arrays start."""
+    prefix = fh.read(len(MAGIC) + 8)
+    if len(prefix) < len(MAGIC) + 8 or prefix[: len(MAGIC)] != MAGIC:
+        raise StaleCache("not a ctxtui index")
+    (header_size,) = struct.unpack("<Q", prefix[len(MAGIC) :])
+    if header_size > min(MAX_HEADER, size):
+        raise StaleCache("truncated")
+    header = json.loads(fh.read(header_size).decode("ascii"))
+    _check_header(header, root, encoding)
+    return header, _padded(len(MAGIC) + 8 + header_size)
+
+
+def _sniffed(header: dict[str, Any]) -> dict[str, tuple[int, int, SkippedFile]]:
+    return {str(v[0]): (int(v[1]), int(v[2]), _skip(v[0], v[3], v[4])) for v in header["sniffed"]}
+
+
 def _skip(path: object, reason: object, detail: object) -> SkippedFile:
     return SkippedFile(str(path), SkipReason(reason), str(detail))
+
+
+def _itemsize(dtype: str) -> int:
+    """Bytes of one number of a SCHEMA dtype ("<i8" -> 8)."""
+    return int(dtype[2:])
 
 
 def _check_header(header: object, root: str, encoding: str) -> None:
@@ -279,19 +360,28 @@ def _map_arrays(mapped: mmap.mmap, directory: dict[str, Any], start: int, size: 
 
     arrays: Arrays = {}
     for name, (dtype, _, width) in SCHEMA.items():
-        shape, offset = directory[name]
-        shape = [int(n) for n in shape]
-        if len(shape) != (2 if width else 1) or (width and shape[1] != width):
-            raise StaleCache("arrays of the wrong shape")
-        if any(n < 0 for n in shape) or offset % ALIGN or offset < 0:
-            raise StaleCache("arrays of the wrong shape")
-        count = shape[0] * (width or 1)
         kind = np.dtype(dtype)
-        if start + int(offset) + count * kind.itemsize > size:
-            raise StaleCache("truncated")
-        flat = np.frombuffer(mapped, dtype=kind, count=count, offset=start + int(offset))
+        shape, at = _place(directory, name, start, size, kind.itemsize)
+        flat = np.frombuffer(mapped, dtype=kind, count=shape[0] * (width or 1), offset=at)
         arrays[name] = flat.reshape(shape)
     return arrays
+
+
+def _place(
+    directory: dict[str, Any], name: str, start: int, size: int, itemsize: int
+) -> tuple[list[int], int]:
+    """The shape of array `name` and where it starts in the file, after checking both
+    against SCHEMA and the file's size."""
+    width = SCHEMA[name][2]
+    shape, offset = directory[name]
+    shape = [int(n) for n in shape]
+    if len(shape) != (2 if width else 1) or (width and shape[1] != width):
+        raise StaleCache("arrays of the wrong shape")
+    if any(n < 0 for n in shape) or offset % ALIGN or offset < 0:
+        raise StaleCache("arrays of the wrong shape")
+    if start + int(offset) + shape[0] * (width or 1) * itemsize > size:
+        raise StaleCache("truncated")
+    return shape, start + int(offset)
 
 
 def check_arrays(arrays: Arrays, languages: int) -> None:

@@ -6,13 +6,19 @@ import argparse
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
 
 from ctxtui.cli.common import emit, open_workspace, progress_on_stderr, read_settings
+from ctxtui.settings import scan_options
 from ctxtui.workspace import Workspace
-from ctxtui.workspace.semantic import SWITCH
+from ctxtui.workspace.core import cache_dir_for
+from ctxtui.workspace.semantic import SWITCH, SemanticStatus, semantic_wanted
 from engine.analyse import ANALYSIS_TIME_LIMIT
-from engine.model import one_line
+from engine.model import IndexReport, one_line
 from engine.semantic.embedder import SemanticUnavailable
+from engine.unchanged import unchanged_index
 
 TOO_SLOW = f"analysis took over {ANALYSIS_TIME_LIMIT:g} s: indexed as plain text"
 """Why a file has no declarations although its language is known."""
@@ -21,18 +27,37 @@ TOO_SLOW = f"analysis took over {ANALYSIS_TIME_LIMIT:g} s: indexed as plain text
 def run_index(args: argparse.Namespace) -> int:
     """`ctxtui index`: build or refresh, then print what is in the index."""
     settings = read_settings(args.path, encoding=args.encoding)
+    secret_files = tuple(args.include_secret)
+    # An unchanged tree is answered from the cache's file columns (numpy never loads); the
+    # semantic line needs the opened index, so with the extra on it is opened as always.
+    quick = None
+    if not args.no_cache and not args.semantic and not semantic_wanted():
+        options = replace(scan_options(settings), secret_files=secret_files)
+        root = Path(args.path).expanduser().resolve()
+        quick = unchanged_index(
+            root, options=options, encoding=settings.encoding, cache_dir=cache_dir_for(root)
+        )
+    if quick is not None:
+        for note in quick.report.notes:
+            print(f"ctxtui: {note}", file=sys.stderr)
+        sizes = IndexSizes(quick.root, quick.encoding, quick.edges)
+        emit(format_index_report(quick.report, sizes, args.verbose))
+        return 0
     workspace = open_workspace(
         args.path,
         settings,
         use_cache=not args.no_cache,
-        secret_files=tuple(args.include_secret),
+        secret_files=secret_files,
         notices=False,  # the report below says it all
     )
     for note in workspace.report.notes:
         print(f"ctxtui: {note}", file=sys.stderr)
     if args.semantic:
         embed_everything(workspace)
-    emit(format_index_report(workspace, args.verbose))
+    index = workspace.index
+    sizes = IndexSizes(index.root, index.encoding, len(index.edges))
+    semantic = workspace.semantic.status(index) if workspace.semantic is not None else None
+    emit(format_index_report(workspace.report, sizes, args.verbose, semantic))
     return 0
 
 
@@ -59,12 +84,25 @@ def embed_everything(workspace: Workspace) -> None:
         print(f"ctxtui: embedded {chunks:,} chunks in {seconds:.1f} s", file=sys.stderr)
 
 
-def format_index_report(workspace: Workspace, verbose: bool) -> str:
+class IndexSizes(NamedTuple):
+    """What the report prints of the index itself."""
+
+    root: str
+    encoding: str
+    edges: int
+    """Import edges between indexed files."""
+
+
+def format_index_report(
+    report: IndexReport,
+    sizes: IndexSizes,
+    verbose: bool,
+    semantic: SemanticStatus | None = None,
+) -> str:
     """The human summary of an index: counts by language and reason, totals, stage times."""
-    index, report = workspace.index, workspace.report
-    lines = [one_line(index.root), ""]
+    lines = [one_line(sizes.root), ""]
     lines.append(
-        f"files        {len(index.files):>8,}   "
+        f"files        {report.files:>8,}   "
         + ", ".join(f"{lang} {n:,}" for lang, n in report.languages)
     )
     reasons = Counter(s.reason.value for s in report.skipped)
@@ -73,11 +111,9 @@ def format_index_report(workspace: Workspace, verbose: bool) -> str:
         + ", ".join(f"{r} {n:,}" for r, n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
     )
     declarations = report.declarations  # from the stored columns: no record is decoded
-    edges = len(index.edges)
-    tokens = report.tokens
     lines.append(f"declarations {declarations:>8,}")
-    lines.append(f"import edges {edges:>8,}   (resolved to repository files)")
-    lines.append(f"tokens       {tokens:>8,}   ({index.encoding})")
+    lines.append(f"import edges {sizes.edges:>8,}   (resolved to repository files)")
+    lines.append(f"tokens       {report.tokens:>8,}   ({sizes.encoding})")
     lines.append(
         f"this run     parsed {len(report.parsed):,}, reused {report.reused:,}, "
         f"removed {len(report.removed):,}"
@@ -94,11 +130,10 @@ def format_index_report(workspace: Workspace, verbose: bool) -> str:
         + ", ".join(f"{t.stage} {t.seconds:.3f}s" for t in report.times)
         + f"  = {total:.3f}s"
     )
-    if workspace.semantic is not None:
-        status = workspace.semantic.status(index)
+    if semantic is not None:
         lines.append(
-            f"semantic     {status.embedded:>8,}   of {status.files:,} files have vectors"
-            + ("" if status.ready else " (`ctxtui index --semantic` embeds the rest)")
+            f"semantic     {semantic.embedded:>8,}   of {semantic.files:,} files have vectors"
+            + ("" if semantic.ready else " (`ctxtui index --semantic` embeds the rest)")
         )
     if report.cache_path:
         lines.append(f"cache        {report.cache_path}")

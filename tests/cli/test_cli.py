@@ -369,6 +369,35 @@ def test_index_twice_reuses_the_cache(run: Run, repo: Path) -> None:
     assert "parsed 0, reused 5, removed 0" in out
 
 
+def test_index_of_an_unchanged_tree_prints_what_opening_the_index_prints(
+    run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "legacy.py").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    run("index", str(repo))
+    _, quick, _ = run("index", str(repo), "--verbose")  # from the cache's columns
+    monkeypatch.setattr("ctxtui.cli.index.unchanged_index", lambda *a, **k: None)
+    _, opened, _ = run("index", str(repo), "--verbose")
+    assert "parsed 0, reused 6, removed 0" in quick
+    assert "legacy.py  (decoded with replacement)" in quick
+    assert re.search(r"^time\s+scan [\d.]+s, load cache [\d.]+s, git [\d.]+s", quick, re.M)
+    assert without_times(quick) == without_times(opened)
+
+
+def without_times(out: str) -> list[str]:
+    """A report's lines but its stage times."""
+    return [line for line in out.splitlines() if not line.startswith("time")]
+
+
+def test_index_after_an_edit_parses_the_edited_file_again(run: Run, repo: Path) -> None:
+    run("index", str(repo))
+    edited = repo / "auth" / "tokens.py"
+    edited.write_text("def sign_token(user_id):\n    return f'SIGNED:{user_id}'\n")
+    st = edited.stat()
+    os.utime(edited, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+    _, out, _ = run("index", str(repo))
+    assert "parsed 1, reused 4, removed 0" in out
+
+
 def test_index_verbose_lists_the_skipped_files_with_reasons(run: Run, repo: Path) -> None:
     (repo / "legacy.py").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
     _, out, _ = run("index", str(repo), "--verbose")
