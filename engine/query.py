@@ -65,6 +65,17 @@ CHANGE_WORDS = (
 """Words that say how a change was made (`Update CHANGELOG`, `address review comments`, `fix
 typos`, `docstrings`, `formatting`), not which code it is about."""
 
+OPENING_WORDS = frozenset(
+    "hi hello hey hiya dear greetings thanks thank you all team folks there everyone guys good "
+    "morning afternoon evening maintainer maintainers devs developers bug question issue "
+    "problem report description summary feature request".split()
+)
+"""Words of a message's opening line: a salutation ("Hi,", "Hello team", "Dear maintainers")
+or a bare header ("Bug:", "Question:", "Bug report"). Such a line says nothing of what the
+question asks for; its first line is the one after."""
+OPENING_MOST = 4
+"""An opening line has at most this many words (all OPENING_WORDS)."""
+
 DOC_WORDS = frozenset("doc docs documentation readme guide tutorial".split())
 CHANGELOG_WORDS = frozenset("changelog changes history release releases".split())
 EXAMPLE_WORDS = frozenset("example examples sample demo".split())
@@ -159,13 +170,14 @@ def analyse_query(
     weighted: dict[str, float] = {
         w: min(1.0 + math.log(c), weights.repeat_cap) if c >= 1 else c for w, c in counts.items()
     }
+    lines = without_opening(text)  # "Hi,\n" or "Bug:\n" is not the question's first line
     if weights.title_weight != 1.0:
-        for word in _title_words(text) & weighted.keys():
+        for word in _title_words(lines) & weighted.keys():
             weighted[word] *= weights.title_weight
-    scoped = scope_words(text) & weighted.keys()
+    scoped = scope_words(lines) & weighted.keys()
     if weights.kind_weight != 1.0:
         kinds = KIND_WORDS & weighted.keys()
-        if kinds and _one_line(text):  # "how do we format a date": format is the topic
+        if kinds and _one_line(lines):  # "how do we format a date": format is the topic
             kinds -= ONLY_CHANGE_WORDS
         if kinds:
             kinds -= scoped | {w for t, code in _tokens(text) if code for w in identifier_words(t)}
@@ -185,7 +197,7 @@ def analyse_query(
         terms.sort(key=lambda t: -t.weight * _idf_of(index, t.term_id))
         terms = terms[: weights.max_terms]
     words_said = set(raw_lower)
-    asked = _first_line_said(text)
+    asked = _first_line_said(lines)
     return QueryAnalysis(
         terms=tuple(terms),
         mentioned=mentioned_files(index, text),
@@ -210,6 +222,21 @@ def _tokens(text: str) -> Iterator[tuple[str, bool]]:
             at = bisect.bisect_right(starts, match.start()) - 1
             is_code = at >= 0 and match.start() < spans[at][1]
         yield token, is_code
+
+
+def without_opening(text: str) -> str:
+    """The question from its first line with content: leading blank lines and opening lines
+    (a salutation or a bare header: OPENING_WORDS) dropped, unless nothing else is said.
+    What a question asks for, its title and its scope are read from that line on; a user's
+    "Hi,\nwhere are the tests for the parser?" asks for tests."""
+    lines = text.strip().splitlines()
+    for at, line in enumerate(lines):
+        said = [token.lower() for token in IDENTIFIER.findall(line)]
+        if not said:
+            continue
+        if len(said) > OPENING_MOST or not OPENING_WORDS.issuperset(said):
+            return "\n".join(lines[at:]) if at else text
+    return text
 
 
 def _title_words(text: str) -> set[str]:

@@ -135,6 +135,20 @@ def test_tests_named_in_a_commit_body_do_not_lift_the_test_file(shop: Index) -> 
     assert rank(shop, f"{body}\n\n{subject}").files[0].path == "tests/test_ledger.py"
 
 
+@pytest.mark.parametrize("opening", ["Hi,", "Hello team!\n", "Bug:", "Dear maintainers,\n---"])
+def test_a_greeting_or_header_line_is_not_the_first_line(shop: Index, opening: str) -> None:
+    """A salutation or a bare header opens a message; the question's first line, where what
+    it asks for is read, is the next one with content (`query.without_opening`)."""
+    question = f"{opening}\nwhich tests cover compute_cart_total?"
+    analysis = analyse_query(shop, question)
+    assert analysis.asks_tests and analysis.wants_tests
+    assert rank(shop, question).files[0].path == "tests/test_ledger.py"
+    # an opening alone is still a question, and a line of content is never dropped
+    assert analyse_query(shop, opening).terms == analyse_query(shop, f"{opening}\n").terms
+    said = analyse_query(shop, "compute_cart_total discounts\nHi,\nwhich tests cover it?")
+    assert not said.asks_tests
+
+
 def test_files_without_any_evidence_are_left_out(shop: Index) -> None:
     order = paths(rank(shop, "where are values rounded to cents"))
     assert order[0] == "shop/money.py"
