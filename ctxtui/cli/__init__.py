@@ -227,8 +227,18 @@ teardown, whose garbage collections over every imported module's objects cost 50
 warm `ctxtui index` of 16,000 files (0.5-0.7 s in all)."""
 
 
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
+"""numpy's OpenBLAS starts a pool of threads when numpy is imported, one per core, whose
+start costs 20-40 ms of CPU at every process start (numpy's import 187 -> 164 ms of CPU,
+median of 10, on this 2-core machine under load). ctxtui's numpy work is gathers, sorts,
+bincounts and products of a few columns, which the pool does not speed up (keystroke rank
+CPU the same either way on the 16,000-file tree): one thread, unless the environment says
+otherwise."""
+
+
 def main_entry() -> None:
     """Console-script entry point."""
+    os.environ.setdefault(*BLAS_THREADS)  # before numpy loads (it loads lazily, see above)
     code = main()
     if sys.argv[1:2] and sys.argv[1] in QUICK_EXIT:
         _exit_now(code)

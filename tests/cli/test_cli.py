@@ -222,6 +222,24 @@ def test_empty_question_on_stdin_is_exit_2(
     one_line(err)
 
 
+@pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("4", "4")])
+def test_the_entry_point_gives_numpy_one_blas_thread_unless_told(
+    monkeypatch: pytest.MonkeyPatch, given: str | None, kept: str
+) -> None:
+    import ctxtui.cli as cli
+
+    if given is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", given)
+    seen: list[str | None] = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(os.environ.get("OPENBLAS_NUM_THREADS")))
+    monkeypatch.setattr(cli.sys, "argv", ["ctxtui", "config"])
+    with pytest.raises(SystemExit):
+        cli.main_entry()
+    assert seen == [kept]
+
+
 def test_help_is_exit_0(run: Run) -> None:
     code, out, _ = run("pack", "--help")
     assert code == 0
