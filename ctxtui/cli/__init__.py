@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
+from ctxtui import collector
 from ctxtui.errors import UsageFailure
-from engine import EngineError, Format
 
 SUBCOMMANDS = ("index", "rank", "pack", "eval", "bench", "mcp", "config")
 USAGE = (
@@ -30,6 +30,9 @@ USAGE = (
 )
 """The first lines of `ctxtui --help`: opening the app comes first."""
 ENCODINGS = ("o200k_base", "cl100k_base")
+FORMATS = ("markdown", "xml", "json")
+"""The values of `engine.Format` (a test keeps them equal): named here, so that importing the
+command line does not import the engine before `main_entry` has paused the collector."""
 SETTINGS_HINT = "default: the settings' value (see `ctxtui config`)"
 
 
@@ -84,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     pack.add_argument(
         "-b", "--budget", type=int, help="token budget (8000 unless a settings file says)"
     )
-    pack.add_argument("--format", choices=[f.value for f in Format], help=SETTINGS_HINT)
+    pack.add_argument("--format", choices=FORMATS, help=SETTINGS_HINT)
     pack.add_argument("-o", "--output", metavar="FILE", help="write the pack to FILE")
     pack.add_argument("--copy", action="store_true", help="also copy the pack to the clipboard")
     pack.add_argument("--focus", action="append", default=[], metavar="FILE")
@@ -165,6 +168,8 @@ def _secret_file_flag(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
+    from engine import EngineError  # deliberate: see FORMATS
+
     args_list = list(sys.argv[1:] if argv is None else argv)
     _tolerant_streams()
     try:
@@ -238,6 +243,7 @@ otherwise."""
 
 def main_entry() -> None:
     """Console-script entry point."""
+    collector.hold_until_started()
     os.environ.setdefault(*BLAS_THREADS)  # before numpy loads (it loads lazily, see above)
     code = main()
     if sys.argv[1:2] and sys.argv[1] in QUICK_EXIT:
@@ -279,6 +285,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         raise UsageFailure("ctxtui: --limit must be positive")
     module_name, _, function = HANDLERS[args.command].partition(":")
     handler = getattr(importlib.import_module(module_name), function)
+    collector.started()  # the imports are done (the app's start ends at its first list)
     return int(handler(args))
 
 

@@ -201,6 +201,9 @@ class WorkspaceHost(Screen[None]):
             self.notify(problem, title="Settings", severity="warning", timeout=10)
         self.watch(self.app, "app_focus", self.look_on_focus_in, init=False)
         self._thresholds = collector.hold_full_collections()  # see when_idle
+        # collections paused since the start resume with the first list (the layer above),
+        # or after the longest wait for one: a first index, an empty folder, an error
+        self.set_timer(FIRST_LIST_WAIT, collector.started)
         self.call_after_refresh(self.open_workspace, self.encoding)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)

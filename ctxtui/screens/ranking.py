@@ -290,6 +290,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
 
     def _first_list_painted(self, answer: Answer) -> None:
         self.first_list_shown.set()
+        collector.started()  # the start is over (ctxtui.collector.hold_until_started)
         if answer.generation == self._generation:
             self._stop(self._pack_timer)
             self._schedule_pack(answer)

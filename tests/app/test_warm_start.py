@@ -6,6 +6,7 @@ the saved index; what it finds (a file added since, the notices of files left ou
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,9 @@ import pytest
 from textual.widgets._progress_bar import Bar
 
 from app.support import notices, settle, wait_until
+from ctxtui import collector
 from ctxtui.app import CtxtuiApp
+from ctxtui.screens import host as host_module
 from ctxtui.widgets import index_status as index_status_module
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.index_status import IndexStatus
@@ -140,3 +143,56 @@ async def test_the_status_bar_moves_while_indexing_and_stays_still_on_a_warm_sta
         assert bar.auto_refresh is None  # never moved: the saved index came first
         done.set()
         await wait_until(pilot, lambda: warm.main_screen.checked)
+
+
+async def test_collections_paused_for_the_start_run_again_once_the_first_list_shows(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Workspace.open(small_repo)  # the index an earlier session saved
+    release = threading.Event()
+    full_open = Workspace.open.__func__  # type: ignore[attr-defined]
+
+    def slow_open(cls: type[Workspace], root: Path, **options: Any) -> Workspace:
+        release.wait(30)
+        return full_open(cls, root, **options)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Workspace, "open", classmethod(slow_open))
+    app = app_factory(small_repo)
+    collector.hold_until_started()  # as the entry point does, first thing
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            file_list = app.main_screen.query_one(FileList)
+            assert not gc.isenabled()
+            await pilot.press(*"session")
+            await wait_until(pilot, lambda: file_list.shown_ranking is not None)
+            await wait_until(pilot, gc.isenabled)  # the first list, not the full open
+            assert not app.main_screen.checked
+            release.set()
+            await settle(pilot, "session")
+    finally:
+        release.set()
+        gc.enable()
+
+
+async def test_collections_run_again_when_no_first_list_comes_in_time(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(host_module, "FIRST_LIST_WAIT", 0.2)
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)  # a first index of a large repository
+        return Workspace.open(root, **options)
+
+    app = app_factory(small_repo, workspace_factory=slow_open)
+    collector.hold_until_started()
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.press(*"session")
+            await wait_until(pilot, gc.isenabled)
+            assert app.main_screen.workspace is None  # no list yet: the index is being built
+            release.set()
+            await settle(pilot, "session")
+    finally:
+        release.set()
+        gc.enable()

@@ -7,6 +7,7 @@ once per test run (the loader is wrapped with a memo, nothing else is replaced).
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -21,7 +22,9 @@ from typing import Any
 import pytest
 from conftest import load_tokenizer_once, make_repo
 
-from ctxtui.cli import main
+from ctxtui import collector
+from ctxtui.cli import FORMATS, main
+from engine import Format
 
 REPO_FILES: dict[str, str | bytes] = {
     "auth/session.py": (
@@ -220,6 +223,19 @@ def test_empty_question_on_stdin_is_exit_2(
     code, _, err = run("pack", "-", str(repo))
     assert code == 2
     one_line(err)
+
+
+def test_the_format_choices_are_the_engines_formats() -> None:
+    assert tuple(f.value for f in Format) == FORMATS  # named apart: see ctxtui.cli.FORMATS
+
+
+def test_a_command_resumes_the_collections_the_entry_point_paused(run: Run, repo: Path) -> None:
+    collector.hold_until_started()  # as main_entry does, first thing
+    try:
+        code, _, _ = run("config", str(repo))
+        assert code == 0 and gc.isenabled()
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("4", "4")])
