@@ -18,14 +18,13 @@ import types
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from engine.errors import TokenizerError
 
 if TYPE_CHECKING:  # imported inside the functions that use them: import cost (deliberate)
     import numpy as np
     import numpy.typing as npt
-    import tiktoken
 
 ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
 """Encodings ctxtui ships; the first is the default."""
@@ -49,12 +48,22 @@ LONG_LINE_CHARS = 500
 """Average line length above which the long-line ratio applies."""
 
 
+class Encoder(Protocol):
+    """What a Tokenizer encodes with: tiktoken's Encoding, or toktok's (the same ids)."""
+
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+    def encode_to_numpy(
+        self, text: str, *, disallowed_special: tuple[()]
+    ) -> npt.NDArray[np.uint32]: ...
+
+
 class Tokenizer:
     """A loaded encoding: counts tokens of texts and of each line of a text."""
 
     __slots__ = ("_encoding", "_token_bytes", "name")
 
-    def __init__(self, name: str, encoding: tiktoken.Encoding, token_bytes: npt.NDArray[np.int64]):
+    def __init__(self, name: str, encoding: Encoder, token_bytes: npt.NDArray[np.int64]):
         self.name = name
         """Encoding name, e.g. "o200k_base"."""
         self._encoding = encoding
@@ -63,11 +72,14 @@ class Tokenizer:
 
     def count(self, text: str) -> int:
         """Return the number of tokens of `text` (special-token text counts as ordinary text)."""
-        return len(self._encoding.encode_ordinary(text))
+        return len(self._encoding.encode_ordinary(_encodable(text)))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Return the token count of each text, encoded in tiktoken's thread pool."""
-        return [len(tokens) for tokens in self._encoding.encode_ordinary_batch(list(texts))]
+        batch = getattr(self._encoding, "encode_ordinary_batch", None)
+        if batch is None:  # toktok's (only index workers hold one): one text at a time
+            return [self.count(text) for text in texts]
+        return [len(tokens) for tokens in batch(list(texts))]
 
     def line_prefix_counts(self, text: str) -> npt.NDArray[np.int64]:
         """Return tokens of lines 1..i at index i (index 0 is 0), from one encode of `text`.
@@ -81,13 +93,8 @@ class Tokenizer:
         lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
         if not lines:
             return np.zeros(1, dtype=np.int64)
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:
-            # Lone surrogates: tiktoken replaces them with U+FFFD before encoding; do the same
-            # so byte offsets agree.
-            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-            data = text.encode("utf-8")
+        text = _encodable(text)
+        data = text.encode("utf-8")
         # encode_ordinary's tokens, straight into an array (no list of Python ints); with no
         # special token disallowed, special-token text is ordinary text, as in encode_ordinary
         tokens = self._encoding.encode_to_numpy(text, disallowed_special=())
@@ -130,6 +137,48 @@ def load_tokenizer(name: str = "o200k_base", data_dir: Path | None = None) -> To
     vars(encoding).pop("_mergeable_ranks", None)
     del ranks
     return Tokenizer(name, encoding, token_bytes)
+
+
+def _encodable(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD, as tiktoken encodes it (toktok refuses
+    them), so counts and byte offsets agree."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def fast_tokenizer(name: str) -> Tokenizer | None:
+    """toktok's encoder of `name` as a Tokenizer, where toktok is installed and holds exactly
+    the published table (sha256 of the table rebuilt from its token bytes in rank order);
+    else None.
+
+    toktok gives tiktoken's token ids (no difference over the 16k scale tree's 25 M tokens;
+    the tests compare them) about 10 times as fast: tiktoken's encoder was a sixth of a cold
+    index's worker time. Only index workers use it (engine.pool): every other count stays
+    tiktoken's, and a missing or different toktok costs speed, never a count.
+    """
+    import numpy as np  # deliberate: see load_tokenizer
+
+    if name not in ENCODINGS:
+        return None
+    try:
+        import toktok  # deliberate: only index workers load it (about 50 MB)
+
+        # toktok's public API only counts; its encoder object gives the ids (documented
+        # "for anyone who knowingly wants the full encode/decode surface")
+        encoder = toktok._encoding(name)
+        values: list[bytes] = encoder.token_byte_values()
+    except (ImportError, AttributeError, KeyError, ValueError, RuntimeError, OSError):
+        return None
+    encode = base64.b64encode
+    table = b"".join(encode(value) + b" %d\n" % rank for rank, value in enumerate(values))
+    if hashlib.sha256(table).hexdigest() != TABLE_SHA256[name]:
+        return None
+    del table
+    token_bytes = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    return Tokenizer(name, cast(Encoder, encoder), token_bytes)
 
 
 def estimate_tokens(text: str) -> int:

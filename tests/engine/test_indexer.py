@@ -258,6 +258,30 @@ def test_a_broken_worker_pool_falls_back_to_indexing_in_process(
     assert len(report.parsed) == 60
 
 
+def test_pool_workers_save_the_cache_one_process_saves(tmp_path: Path) -> None:
+    """Workers count tokens with toktok where it is installed, this process with tiktoken:
+    the stored index is the same to the byte."""
+    import engine.indexer
+    from engine import store
+
+    files: dict[str, str | bytes] = {
+        f"pkg/mod{i}.py": f"def function_{i}(value):\n    return value * {i}  # café 漢字\n"
+        for i in range(60)
+    }
+    files["odd/latin1.txt"] = "caf\xe9 cr\xe8me\n".encode("latin-1")
+    files["odd/bom_crlf.md"] = "\ufeff# Title\r\n\r\nSome text\r\n".encode()
+    files["odd/special.md"] = "# Tokens\n\n<|endoftext|> is text here\n"
+    files["odd/empty.py"] = ""
+    files["odd/long.txt"] = "word " * 40_000 + "\n"
+    repo = make_repo(tmp_path / "repo", files)
+    saved = []
+    for workers in (1, 2):
+        cache = tmp_path / f"cache{workers}"
+        engine.indexer.build_index(repo, cache_dir=cache, workers=workers)
+        saved.append(store.cache_file(cache, "o200k_base").read_bytes())
+    assert saved[0] == saved[1]
+
+
 @pytest.mark.parametrize(
     ("cores", "expected"), [({0}, 1), ({0, 1, 2}, 3), (set(range(8)), 8), (set(range(64)), 8)]
 )

@@ -15,7 +15,14 @@ from tiktoken.load import load_tiktoken_bpe
 from tiktoken_ext import openai_public
 
 from engine.errors import TokenizerError
-from engine.tokens import DATA_DIR, ENCODINGS, Tokenizer, estimate_tokens, load_tokenizer
+from engine.tokens import (
+    DATA_DIR,
+    ENCODINGS,
+    Tokenizer,
+    estimate_tokens,
+    fast_tokenizer,
+    load_tokenizer,
+)
 
 SAMPLES = [
     "",
@@ -30,9 +37,20 @@ SAMPLES = [
 ]
 
 
-@pytest.fixture(scope="module", params=ENCODINGS)
+@pytest.fixture(
+    scope="module",
+    params=[(name, fast) for fast in (False, True) for name in ENCODINGS],
+    ids=lambda param: f"{param[0]}-{'toktok' if param[1] else 'tiktoken'}",
+)
 def tokenizer(request: pytest.FixtureRequest) -> Tokenizer:
-    return load_tokenizer(str(request.param))
+    """Each encoding as tiktoken counts it, and as index workers count it (toktok)."""
+    name, fast = request.param
+    if not fast:
+        return load_tokenizer(name)
+    loaded = fast_tokenizer(name)
+    if loaded is None:
+        pytest.skip("toktok is not installed (Python 3.10): workers count with tiktoken")
+    return loaded
 
 
 @pytest.fixture(scope="module")
@@ -127,9 +145,62 @@ def test_lone_surrogates_do_not_break_line_counts(tokenizer: Tokenizer) -> None:
 def test_a_loaded_tokenizer_keeps_no_python_copy_of_its_ranks(tokenizer: Tokenizer) -> None:
     # tiktoken's Rust core holds its own copy; the Python dict would cost each index worker
     # (and the app) 26 MB for nothing
-    assert "_mergeable_ranks" not in vars(tokenizer._encoding)
+    assert "_mergeable_ranks" not in getattr(tokenizer._encoding, "__dict__", {})
     assert tokenizer.count("hello world") == 2
     assert tokenizer.count_many(["hello world", "a"]) == [2, 1]
+
+
+ODD_TEXTS = [
+    "caf\xe9 \ufffd\ufffd latin-1 read as UTF-8\n",
+    "\ufeffBOM first\r\nthen CRLF\r\n",
+    "NUL\x00inside\x00\n",
+    "x" * 200_000 + "\n" + " " * 5000 + "y\n",
+    "\n" * 3000,
+    "<|endoftext|><|fim_prefix|> special tokens as text\n",
+]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_index_workers_count_the_ids_tiktoken_gives(
+    name: str, oracles: dict[str, tiktoken.Encoding]
+) -> None:
+    fast = fast_tokenizer(name)
+    if fast is None:
+        pytest.skip("toktok is not installed (Python 3.10): workers count with tiktoken")
+    slow = load_tokenizer(name)
+    for text in SAMPLES + ODD_TEXTS:
+        assert fast.line_prefix_counts(text).tolist() == slow.line_prefix_counts(text).tolist()
+        assert fast.count(text) == len(oracles[name].encode_ordinary(text))
+    assert fast.count("a = '\ud800'\n") == slow.count("a = '\ud800'\n")
+
+
+def test_toktok_with_another_table_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    toktok = pytest.importorskip("toktok")
+    real = toktok._encoding("o200k_base")
+
+    class Changed:
+        def token_byte_values(self) -> list[bytes]:
+            values: list[bytes] = real.token_byte_values()
+            return [values[1], values[0], *values[2:]]  # two ranks swapped
+
+    monkeypatch.setattr(toktok, "_encoding", lambda name: Changed())
+    assert fast_tokenizer("o200k_base") is None
+    assert fast_tokenizer("no_such_encoding") is None
+
+
+def test_without_toktok_workers_fall_back_to_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    import engine.pool
+
+    monkeypatch.setitem(sys.modules, "toktok", None)  # import toktok raises ImportError
+    assert fast_tokenizer("o200k_base") is None
+    monkeypatch.setattr(engine.pool, "exit_with_parent", lambda parent: None)
+    monkeypatch.setattr(engine.pool.WorkerState, "analyser", None)
+    engine.pool.start_worker("cl100k_base")
+    analyser = engine.pool.WorkerState.analyser
+    assert analyser is not None and analyser.tokenizer.name == "cl100k_base"
+    assert isinstance(analyser.tokenizer._encoding, tiktoken.Encoding)
 
 
 def test_tampered_table_is_rejected(tmp_path: Path) -> None:
