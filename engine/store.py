@@ -34,10 +34,11 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 FORMAT = "ctxtui-index"
-VERSION = 7
+VERSION = 8
 """Bump when the layout or the meaning of any stored number changes (7: each declaration's
-words and each file's import uses, engine.units)."""
-MAGIC = b"CTXTUI\x00\x07"
+words and each file's import uses, engine.units; 8: an import line's uses are those of the
+names it binds, engine.import_names)."""
+MAGIC = b"CTXTUI\x00\x08"
 """First bytes of a cache file."""
 ALIGN = 64
 """Every array starts at a multiple of this many bytes (cache lines; numpy's own rule)."""

@@ -12,13 +12,16 @@ the identifiers it uses decide which module-level import lines it needs (`Import
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from engine.heap import give_back_memory
+from engine.import_names import EVERY_NAME, bound_names
 from engine.model import Declaration, ImportUse, ParsedFile
+from engine.parse.languages import DocStyle, spec_for
 from engine.words import IDENTIFIER, IDENTIFIER_ASCII, identifiers
 
 if TYPE_CHECKING:
@@ -31,11 +34,6 @@ if TYPE_CHECKING:
 
 UNIT_FIELDS = ("name", "header", "body")
 """The fields of a declaration's document, in the column order of `UnitIndex.tf`."""
-IMPORT_KEYWORDS = frozenset(
-    "import from as use require include using package static type typeof const let var pub "
-    "crate self super mod extern namespace export default".split()
-)
-"""Words of import statements that name no imported thing."""
 GIVE_BACK_EVERY = 2048
 """Analysed files copied between two hand-backs of the heap (a few ms each)."""
 Word = TypeVar("Word")
@@ -236,29 +234,93 @@ def import_uses(
     file: ParsedFile, lines: Sequence[str], found: FileIdentifiers
 ) -> tuple[ImportUse, ...]:
     """Which declarations use each module-level import line: a line is used by a declaration
-    whose own code (or header) has one of the identifiers the line imports."""
+    whose own code (or header) has one of the names the line binds (engine.import_names: not
+    the words of its module path); a wildcard import's line by every declaration."""
+    spec = spec_for(file.language)
+    resolver = spec.resolver if spec is not None else ""
+    hash_comments = spec is not None and spec.line_comment == "#"
     by_identifier: dict[str, list[int]] = {}
     numbers: set[int] = set()
+    everyone: set[int] = set()
     for first, last in module_import_lines(file):
-        for number in range(max(first, 1), min(last, len(lines)) + 1):
+        first, last = max(first, 1), min(last, len(lines))
+        names = bound_names(resolver, lines[first - 1 : last], hash_comments)
+        for number, bound in enumerate(names, first):
             if number in numbers:
                 continue
             numbers.add(number)
-            for identifier in set(IDENTIFIER.findall(lines[number - 1])) - IMPORT_KEYWORDS:
+            if EVERY_NAME in bound:
+                everyone.add(number)
+            for identifier in bound - {EVERY_NAME}:
                 by_identifier.setdefault(identifier, []).append(number)
     if not numbers:
         return ()
-    idents = [(set(head), set(body)) for head, body in found.own]
+    idents = [
+        (set(head).union(_attribute_names(decl, lines)), set(body))
+        for decl, (head, body) in zip(file.declarations, found.own, strict=True)
+    ]
     users: dict[int, tuple[set[int], set[int]]] = {n: (set(), set()) for n in numbers}
     imported = by_identifier.keys()
+    docstrings = spec is not None and spec.doc_style is DocStyle.DOCSTRING
     for position, (head, body) in enumerate(idents):
-        for column, found in ((1, head), (0, body)):
-            for identifier in imported & found:
+        for column, said in ((1, head), (0, body)):
+            names = imported & said
+            if names and column == 0 and docstrings:
+                decl, own_body = file.declarations[position], found.own[position][1]
+                names -= _said_in_docstring_only(decl, lines, own_body, names)
+            for identifier in names:
                 for number in by_identifier[identifier]:
                     users[number][column].add(position)
+    every_position = set(range(len(idents)))
+    for number in everyone:
+        users[number] = (every_position, every_position)
     return tuple(
         ImportUse(n, tuple(sorted(users[n][0])), tuple(sorted(users[n][1]))) for n in sorted(users)
     )
+
+
+def _attribute_names(decl: Declaration, lines: Sequence[str]) -> list[str]:
+    """Identifiers of the attribute lines right above a declaration that its parse leaves out
+    of its span (Rust's `#[derive(Clap)]` uses `use clap::Clap;`), across doc comments."""
+    names: list[str] = []
+    number = min(decl.start_line, len(lines) + 1) - 1
+    while number >= 1:
+        text = lines[number - 1].lstrip()
+        if text.startswith(("#[", "@")):
+            names += IDENTIFIER.findall(text)
+        elif not text.startswith(("//", "/*", "*")):
+            break
+        number -= 1
+    return names
+
+
+DOCSTRING_START = re.compile(r"[rRbBuU]{0,2}(\"\"\"|'''|\"|')")
+"""A Python string literal's opening quotes, after the line's indent."""
+
+
+def _said_in_docstring_only(
+    decl: Declaration, lines: Sequence[str], body: list[str], names: set[str]
+) -> set[str]:
+    """Which of `names` a declaration's body says only in its docstring (`:class:` references
+    in flask's docs name what the code never uses): a mention is no use of an import."""
+    first = decl.body_start_line
+    if not 1 <= first <= len(lines):
+        return set()
+    text = lines[first - 1].lstrip()
+    opening = DOCSTRING_START.match(text)
+    if opening is None:
+        return set()
+    quote = opening.group(1)
+    last = first if quote in text[opening.end() :] or len(quote) == 1 else 0
+    for number in range(first + 1, min(decl.end_line, len(lines)) + 1):
+        if last:
+            break
+        if quote in lines[number - 1]:
+            last = number
+    if not last:
+        return set()
+    said = IDENTIFIER.findall("\n".join(lines[first - 1 : last]))
+    return {name for name in names if name in said and said.count(name) == body.count(name)}
 
 
 def encode_import_uses(uses: Sequence[ImportUse] | None) -> bytes:

@@ -265,3 +265,107 @@ def test_numbered_units_give_the_words_analyse_units_gives(name: str, text: str)
     assert got.tf.dtype == expected.tf.dtype and got.tf.tolist() == expected.tf.tolist()
     assert got.rows.tolist() == expected.rows.tolist()
     assert got.tf.shape == expected.tf.shape
+
+
+def _parsed_uses(name: str, language: str, text: str) -> dict[int, tuple[int, ...]]:
+    """Import line -> positions of the declarations whose code uses it, through the real
+    parser and analyse_units as the indexer calls them."""
+    from engine.parse.extract import SourceParser
+
+    structure = SourceParser().parse(text, language, name)
+    parsed = ParsedFile(name, language, len(text), 0, "0" * 40, 0, 0, structure.declarations,
+                        structure.imports)  # fmt: skip
+    _, uses = _units(parsed, text)
+    return {u.line: tuple(sorted({*u.users, *u.header_users})) for u in uses}
+
+
+IMPORT_PATH_WORDS = {
+    # each file: line 1 imports a name the code never uses, from a module whose path words
+    # (exceptions, routing, collections, util, gin) the code does use as its own names
+    "python": (
+        "app.py",
+        "from werkzeug.exceptions import HTTPException\n"
+        "from werkzeug.routing import Map\n\n\n"
+        "def handle(exceptions):\n    return Map(exceptions)\n",
+    ),
+    "javascript": (
+        "app.js",
+        'import { Router } from "./routing/router";\nimport { parse } from "./util";\n\n'
+        "export function route(routing) {\n  return parse(routing);\n}\n",
+    ),
+    "typescript": (
+        "app.ts",
+        'import type { Router } from "./routing/router";\nimport { parse } from "./util";\n\n'
+        "export function route(routing: string): string {\n  return parse(routing);\n}\n",
+    ),
+    "go": (
+        "app.go",
+        'package app\n\nimport (\n\t"github.com/gin-gonic/gin/binding"\n\t"net/http"\n)\n\n'
+        "func Handle(gin string) int {\n\treturn http.StatusOK\n}\n",
+    ),
+    "rust": (
+        "app.rs",
+        "use std::collections::HashMap;\nuse crate::config::Config;\n\n"
+        "pub fn build(collections: usize) -> Config {\n    Config::new(collections)\n}\n",
+    ),
+    "java": (
+        "App.java",
+        "import java.util.List;\nimport org.example.util.Strings;\n\n"
+        "public class App {\n    public String name(String util) {\n"
+        "        return Strings.trim(util);\n    }\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(IMPORT_PATH_WORDS))
+def test_an_import_line_is_used_by_the_names_it_binds_not_its_module_path(
+    language: str,
+) -> None:
+    name, text = IMPORT_PATH_WORDS[language]
+    uses = _parsed_uses(name, language, text)
+    lines = text.split("\n")
+    unused = next(n for n, line in enumerate(lines, 1) if "Router" in line or "HashMap" in line
+                  or "List;" in line or "HTTPException" in line or "binding" in line)  # fmt: skip
+    used = unused + 1
+    assert uses[unused] == ()
+    assert uses[used] != ()
+
+
+@pytest.mark.parametrize(
+    "language, name, text, declarations",
+    [
+        ("python", "app.py", "from os.path import *\n\n\ndef a():\n    return 1\n", 1),
+        ("java", "App.java",
+         "import java.util.*;\n\npublic class App {\n    int a() { return 1; }\n}\n", 2),
+        ("rust", "app.rs", "use std::io::*;\n\npub fn a() -> u8 {\n    1\n}\n", 1),
+    ],
+)  # fmt: skip
+def test_a_wildcard_import_line_is_used_by_every_declaration(
+    language: str, name: str, text: str, declarations: int
+) -> None:
+    # the names it binds are unknown: whatever code is kept may use one of them
+    assert _parsed_uses(name, language, text)[1] == tuple(range(declarations))
+
+
+def test_a_name_said_only_in_a_docstring_does_not_keep_its_import() -> None:
+    text = (
+        "from werkzeug.exceptions import HTTPException\nfrom .ctx import Context\n\n\n"
+        "def errorhandler(code):\n"
+        '    """Register a handler for a code or an exception, even one that is not a\n'
+        '    :class:`~werkzeug.exceptions.HTTPException`; see :class:`Context`."""\n'
+        "    return Context(code)\n"
+    )
+    uses = _parsed_uses("app.py", "python", text)
+    assert uses[1] == ()  # the docstring's reference only
+    assert uses[2] == (0,)  # the docstring and the code
+
+
+def test_an_attribute_above_a_declaration_uses_its_import() -> None:
+    # Rust's parse starts `struct Opt` below its attributes and doc comment
+    text = (
+        "use clap::Parser;\nuse serde::Serialize;\n\n"
+        "#[derive(Parser, Debug)]\n/// The options.\nstruct Opt {\n    debug: bool,\n}\n"
+    )
+    uses = _parsed_uses("opt.rs", "rust", text)
+    assert uses[1] == (0,)
+    assert uses[2] == ()
