@@ -369,3 +369,25 @@ def test_an_attribute_above_a_declaration_uses_its_import() -> None:
     uses = _parsed_uses("opt.rs", "rust", text)
     assert uses[1] == (0,)
     assert uses[2] == ()
+
+
+def test_header_length_normalisation_lowers_a_long_signatures_words(tmp_path: Path) -> None:
+    params = "".join(f"    width_{n}: int = 0,\n" for n in range(30))
+    files: dict[str, str | bytes] = {
+        "console.py": (
+            f"class Console:\n    def __init__(\n        self,\n{params}    ) -> None:\n"
+            "        self.items = []\n\n"
+            "    def width(self) -> int:\n        return self.measure() + 1\n"
+        ),
+    }
+    index = index_repo(make_repo(tmp_path / "repo", files))[0]
+    file_id = index.path_ids["console.py"]
+    terms = [(_term(index, "width"), 1.0)]
+
+    def scores(weights: DeclarationWeights) -> dict[str, float]:
+        found = score_declarations(index, terms, [file_id], weights)[file_id]
+        return {_decls(index, "console.py")[p].name: s for s, p in found}
+
+    plain, normalised = scores(DeclarationWeights()), scores(DeclarationWeights(header_b=1.0))
+    assert normalised["__init__"] < plain["__init__"]
+    assert normalised["__init__"] / normalised["width"] < plain["__init__"] / plain["width"]
