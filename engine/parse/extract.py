@@ -20,6 +20,7 @@ from engine.parse.languages import LanguageSpec, spec_for
 from engine.parse.lineage import Lineage
 from engine.parse.markdown import markdown_sections
 from engine.parse.prose import rst_sections
+from engine.parse.recover import reparse_if_better
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
@@ -138,7 +139,7 @@ class SourceParser:
         src = text.encode("utf-8", errors="replace")
         deadline = Deadline.after(time_limit)
         try:
-            tree = grammar.parser.parse(src)
+            tree = reparse_if_better(grammar.parser, spec.key, src, grammar.parser.parse(src))
             return _extract(src, spec, grammar, tree.root_node, deadline)
         except AnalysisTimeout:
             return SourceStructure(timed_out=True)
