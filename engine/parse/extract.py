@@ -20,10 +20,10 @@ from engine.parse.languages import LanguageSpec, spec_for
 from engine.parse.lineage import Lineage
 from engine.parse.markdown import markdown_sections
 from engine.parse.prose import rst_sections
-from engine.parse.recover import reparse_if_better
+from engine.parse.recover import error_bytes, retry_source
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser, Query
+    from tree_sitter import Node, Parser, Query, Tree
 
 CLASS_LIKE = frozenset(
     {DeclKind.CLASS, DeclKind.STRUCT, DeclKind.INTERFACE, DeclKind.TRAIT, DeclKind.ENUM}
@@ -75,8 +75,12 @@ class Deadline:
 
     def check(self) -> None:
         """Raise AnalysisTimeout once the deadline has passed."""
-        if time.thread_time() > self.at:
+        if self.passed():
             raise AnalysisTimeout
+
+    def passed(self) -> bool:
+        """True once the deadline has passed."""
+        return time.thread_time() > self.at
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +143,18 @@ class SourceParser:
         src = text.encode("utf-8", errors="replace")
         deadline = Deadline.after(time_limit)
         try:
-            tree = reparse_if_better(grammar.parser, spec.key, src, grammar.parser.parse(src))
-            return _extract(src, spec, grammar, tree.root_node, deadline)
+            tree = _parse(grammar.parser, src, deadline)
+            structure = _extract(src, spec, grammar, tree.root_node, deadline)
+            edited = retry_source(spec.key, src, tree)
+            if edited is None:
+                return structure
+            retried = _parse(grammar.parser, edited, deadline)
+            if error_bytes(retried.root_node) >= error_bytes(tree.root_node):
+                return structure
+            # The retried tree's positions hold for `src` (the edit moves no byte); it is kept
+            # only when it loses none of the declarations the first parse found.
+            other = _extract(src, spec, grammar, retried.root_node, deadline)
+            return other if _keeps_every_declaration(structure, other) else structure
         except AnalysisTimeout:
             return SourceStructure(timed_out=True)
         except (ValueError, RuntimeError, RecursionError, UnicodeError):
@@ -166,6 +180,43 @@ class SourceParser:
             grammar = None  # a missing grammar or broken query disables the language, no more
         self._grammars[spec.key] = grammar
         return grammar
+
+
+PARSE_CHUNK = 1 << 16
+"""Bytes handed to tree-sitter at a time when a parse must watch a deadline."""
+
+
+def _parse(parser: Parser, src: bytes, deadline: Deadline | None) -> Tree:
+    """Parse `src`; with a deadline, cancel the parse itself once it passes.
+
+    tree-sitter calls a progress callback only when it reads the text through a callable (a
+    bytestring ignores it); returning True cancels the parse, which then raises ValueError. A
+    hostile file (hundreds of broken statements) can take a parse 10 s of CPU, all of it
+    holding the GIL: without the callback the limit was looked at only after the parse.
+    """
+    if deadline is None:
+        return parser.parse(src)
+    cancelled = False
+
+    def cancel(*_: object) -> bool:
+        nonlocal cancelled
+        cancelled = deadline.passed()
+        return cancelled
+
+    try:
+        return parser.parse(
+            lambda offset, _point: src[offset : offset + PARSE_CHUNK], progress_callback=cancel
+        )
+    except ValueError:
+        if cancelled:
+            raise AnalysisTimeout from None
+        raise
+
+
+def _keeps_every_declaration(first: SourceStructure, second: SourceStructure) -> bool:
+    """True when `second` holds every declaration (name and first line) `first` holds."""
+    found = {(d.qualified_name, d.start_line) for d in second.declarations}
+    return all((d.qualified_name, d.start_line) in found for d in first.declarations)
 
 
 def _extract(

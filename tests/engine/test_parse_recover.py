@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.parse.extract import SourceParser
+from engine.parse import recover
+from engine.parse.extract import AnalysisTimeout, Deadline, SourceParser, _parse
 from engine.parse.recover import separate_generic_members
 
 # Two generic call signatures a line apart: the grammar reads the second `<` as part of the
@@ -60,9 +61,8 @@ def test_the_edit_keeps_every_byte_offset() -> None:
     edited = separate_generic_members(src)
     assert len(edited) == len(src)
     assert edited.count(b"\n") == src.count(b"\n")
-    assert edited.count(b";<") == 2
+    # Only the second member: the first follows the interface's `{` (no member ends there).
     assert [i for i, (a, b) in enumerate(zip(src, edited, strict=True)) if a != b] == [
-        src.index(b"  <P extends string = string>") + 1,
         src.index(b"  <P extends string>(path") + 1,
     ]
 
@@ -81,3 +81,44 @@ def test_tsx_is_not_retried(parser: SourceParser) -> None:
     structure = parser.parse(source, "tsx")
     assert [d.qualified_name for d in structure.declarations] == ["App"]
     assert not structure.partial
+
+
+def test_a_generic_arrow_function_in_a_broken_file_is_kept(parser: SourceParser) -> None:
+    # The retry must fix the interface without cutting the arrow function off its `=`
+    # (a review found `identity` lost when every line-opening `<` got a `;`).
+    source = HANDLER + "\nexport const identity =\n  <T,>(value: T): T => value\n"
+    names = [d.qualified_name for d in parser.parse(source, "typescript").declarations]
+    assert "identity" in names
+    assert "createFactory" in names
+    assert separate_generic_members(source.encode()).count(b";<") == 1
+
+
+def test_a_member_after_its_doc_comment_is_separated() -> None:
+    source = b"interface A {\n  <P>(h: P): R\n  /** Two. */\n  <Q>(h: Q): R\n}\n"
+    assert separate_generic_members(source).count(b";<") == 1
+
+
+def test_a_retry_that_loses_a_declaration_is_not_kept(
+    parser: SourceParser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An edit that fixes the interface but breaks `createFactory`: fewer error bytes, yet the
+    # first parse's declarations are kept.
+    def fix_and_break(src: bytes) -> bytes:
+        return separate_generic_members(src).replace(
+            b"function createFactory", b"function +reateFactory"
+        )
+
+    monkeypatch.setitem(recover.RETRIES, "typescript", fix_and_break)
+    names = [d.qualified_name for d in parser.parse(HANDLER, "typescript").declarations]
+    assert "createFactory" in names
+
+
+def test_a_parse_past_its_deadline_is_cancelled() -> None:
+    # The limit is watched during the parse itself, not only after it: a hostile file can take
+    # tree-sitter seconds of CPU with the GIL held.
+    from tree_sitter_language_pack import get_parser
+
+    source = ("x = [" + "1, " * 200_000 + "]\n").encode()
+    with pytest.raises(AnalysisTimeout):
+        _parse(get_parser("python"), source, Deadline(at=0.0))
+    assert not _parse(get_parser("python"), source, None).root_node.has_error
