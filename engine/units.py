@@ -311,13 +311,20 @@ def _said_in_docstring_only(
     if opening is None:
         return set()
     quote = opening.group(1)
-    last = first if quote in text[opening.end() :] or len(quote) == 1 else 0
+    last, after = 0, ""
+    if quote in text[opening.end() :]:
+        last, after = first, text[text.index(quote, opening.end()) + len(quote) :]
+    elif len(quote) == 1:
+        return set()  # an unclosed one-quote string: no docstring
     for number in range(first + 1, min(decl.end_line, len(lines)) + 1):
         if last:
             break
         if quote in lines[number - 1]:
-            last = number
-    if not last:
+            line = lines[number - 1]
+            last, after = number, line[line.index(quote) + len(quote) :]
+    # A docstring is a statement of its own: a string with code after it on its line
+    # ("<br>".join(items), or a docstring then "; return x") uses what it names.
+    if not last or after.strip()[:1] not in ("", "#"):
         return set()
     said = IDENTIFIER.findall("\n".join(lines[first - 1 : last]))
     return {name for name in names if name in said and said.count(name) == body.count(name)}

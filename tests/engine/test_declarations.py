@@ -391,3 +391,14 @@ def test_header_length_normalisation_lowers_a_long_signatures_words(tmp_path: Pa
     plain, normalised = scores(DeclarationWeights()), scores(DeclarationWeights(header_b=1.0))
     assert normalised["__init__"] < plain["__init__"]
     assert normalised["__init__"] / normalised["width"] < plain["__init__"] / plain["width"]
+
+
+def test_a_string_that_starts_a_statement_is_no_docstring() -> None:
+    # A review found both imports lost: the first body line starts with a string, but code
+    # follows it on that line, so the names there are used, not documented.
+    joined = (
+        "from html import escape\n\n\ndef render(items):\n    '<br>'.join(map(escape, items))\n"
+    )
+    assert _parsed_uses("a.py", "python", joined)[1] == (0,)
+    then = "from html import escape\n\n\ndef f(s):\n    '''Doc with escape.'''; return escape(s)\n"
+    assert _parsed_uses("b.py", "python", then)[1] == (0,)
