@@ -171,9 +171,9 @@ class _Graph:
         number[nodes] = np.arange(len(nodes))
         dangling = self.dangling[nodes]
         src, step = number[self._src[edges]], self._step[edges]
-        starts = np.ones(len(src), dtype=np.bool_)  # where a run begins
-        starts[1:] = (src[1:] != src[:-1]) | (step[1:] != step[:-1])
-        starts = np.flatnonzero(starts)
+        begins = np.ones(len(src), dtype=np.bool_)  # where a run begins
+        begins[1:] = (src[1:] != src[:-1]) | (step[1:] != step[:-1])
+        starts = np.flatnonzero(begins)
         return _Walk(
             nodes,
             number[self._dst[edges]],
