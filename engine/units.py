@@ -264,12 +264,12 @@ def import_uses(
     docstrings = spec is not None and spec.doc_style is DocStyle.DOCSTRING
     for position, (head, body) in enumerate(idents):
         for column, said in ((1, head), (0, body)):
-            names = imported & said
-            if names and column == 0 and docstrings:
+            used = imported & said
+            if used and column == 0 and docstrings:
                 decl, own_body = file.declarations[position], found.own[position][1]
-                names -= _said_in_docstring_only(decl, lines, own_body, names)
-            for identifier in names:
-                for number in by_identifier[identifier]:
+                used -= _said_in_docstring_only(decl, lines, own_body, used)
+            for name in used:
+                for number in by_identifier[name]:
                     users[number][column].add(position)
     every_position = set(range(len(idents)))
     for number in everyone:
