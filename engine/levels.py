@@ -9,7 +9,7 @@ the estimate and the text cannot drift apart.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from engine.focus import MATCH_LINES, kept_ranges
@@ -91,6 +91,46 @@ def render_level(
     if level is Level.OUTLINE:
         return render_outline(file)
     return _render_focused(file, lines, matched, line_numbers, best_lines)
+
+
+LESS_DETAIL: tuple[Level, ...] = (Level.OUTLINE, Level.FOCUSED, Level.FULL)
+"""The levels with content, from the least detail to the most."""
+
+
+def shown_level(
+    file: ParsedFile,
+    text: str,
+    level: Level,
+    matched: tuple[int, ...],
+    count: Callable[[str], int],
+    *,
+    line_numbers: bool = False,
+    best_lines: int = MATCH_LINES,
+) -> tuple[Level, str, int]:
+    """Return the level a file is shown at when `level` is asked for, with its text and
+    exact count: `level`, or the richest level above it that costs no more than the cheapest
+    so far (a focused view of many one-line declarations is mostly omission markers; an
+    outline of many documented one-liners repeats them). So less detail never costs more:
+    what FULL shows costs at least what FOCUSED shows, which costs at least what OUTLINE
+    shows, whoever chose the level (the planner, a key in the app, an MCP call).
+
+    Args:
+        count: the exact token count of a text (the pack's tokenizer).
+    """
+    shown = render_level(
+        file, text, level, matched, line_numbers=line_numbers, best_lines=best_lines
+    )
+    if level not in LESS_DETAIL:
+        return level, shown, count(shown) if shown else 0
+    best = (level, shown, count(shown))
+    for richer in LESS_DETAIL[LESS_DETAIL.index(level) + 1 :]:
+        content = render_level(
+            file, text, richer, matched, line_numbers=line_numbers, best_lines=best_lines
+        )
+        tokens = count(content)
+        if tokens <= best[2]:  # a tie shows more for the same price
+            best = (richer, content, tokens)
+    return best
 
 
 def _numbered(width: int, number: int | None, line: str) -> str:

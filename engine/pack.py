@@ -10,14 +10,14 @@ shown at a level that costs more than a richer one (`_richer_where_no_dearer`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engine.analyse import read_text as read_file_text
 from engine.diff_section import SECTION_OVERHEAD, ChangesSection
 from engine.focus import MATCH_LINES
-from engine.levels import level_tokens, render_level
+from engine.levels import level_tokens, render_level, shown_level
 from engine.model import (
     Format,
     Index,
@@ -28,6 +28,7 @@ from engine.model import (
     Ranking,
     Rendered,
     Session,
+    printable,
 )
 from engine.plan import RICHER, plan
 from engine.render import TokenCounter, render
@@ -44,6 +45,9 @@ STEP_DOWN: dict[Level, tuple[Level, ...]] = {
 CLOSE_CALL = 1.25
 """A richer level whose estimate is within this factor of a level's exact count is counted
 exactly, in case it costs no more."""
+SURE_DEARER = 2.0
+"""A richer level estimated at more than this many times a chosen level's exact count is
+not counted: the estimates run at most ~1.3 times the exact count (markers at 12 tokens)."""
 RETRY_SLACK = 0.06
 """Re-plan when the measured pack uses less than (1 - this) of the budget."""
 FORMAT_COST: dict[Format, float] = {Format.MARKDOWN: 1.0, Format.XML: 1.03, Format.JSON: 1.2}
@@ -154,7 +158,9 @@ def pack(
     if best is None:
         best = fit(draft, rendered, index, budget, draw, line_numbers)
     fitted, rendered = _exact(*best)
-    richer = _richer_where_no_dearer(fitted, index, counter, cached_read, line_numbers)
+    richer = _richer_where_no_dearer(
+        fitted, index, counter, cached_read, line_numbers, session.overrides
+    )
     if richer is not fitted:
         # a richer level's text costs no more, but JSON escapes its newlines and quotes and
         # XML its brackets: it is kept only if the pack still fits (or did not before)
@@ -162,6 +168,7 @@ def pack(
         if moved_rendered.tokens <= budget or rendered.tokens > budget:
             fitted, rendered = moved, moved_rendered
     notes: tuple[str, ...] = (question_note,) if question_note else ()
+    notes += choice_notes(fitted, session)
     if rendered.tokens > budget and not fitted.over_budget:
         over = rendered.tokens - budget
         notes += (f"the pack takes {rendered.tokens:,} tokens, {over:,} over the budget",)
@@ -302,17 +309,27 @@ def _richer_where_no_dearer(
     counter: TokenCounter,
     read_text: Callable[[str], str],
     line_numbers: bool,
+    chosen: Mapping[str, Level] | None = None,
 ) -> Plan:
     """Move each entry whose richer level costs no more, counted exactly, to that level (an
     outline of a hundred signatures can cost more than a focused view, a focused view of a
     small file more than the file). Returns `current` itself when nothing moves.
 
-    Entries carry exact counts here (see _exact); a richer level is counted only when its
-    estimate is a close call, so this rarely reads or counts anything.
+    Entries carry exact counts here (see _exact); for the planner's picks a richer level is
+    counted only when its estimate is a close call, so this rarely reads or counts anything.
+    A level the user chose (`chosen`) is settled exactly from that level up
+    (engine.levels.shown_level), whatever the estimates said, so that a level set by hand
+    never costs more than a richer one either.
     """
     entries = list(current.entries)
     changed = False
     for position, entry in enumerate(entries):
+        own = chosen.get(entry.path) if chosen else None
+        if own is not None and own is not Level.OFF:
+            moved = _settle_choice(entry, own, index, counter, read_text, line_numbers)
+            changed = changed or moved is not entry
+            entries[position] = moved
+            continue
         if entry.level not in (Level.OUTLINE, Level.FOCUSED):
             continue
         file = index.files[entry.file_id]
@@ -339,3 +356,51 @@ def _richer_where_no_dearer(
                 entries[position] = replace(entries[position], level=richer, tokens=exact)
                 changed = True
     return replace(current, entries=tuple(entries)) if changed else current
+
+
+def _settle_choice(
+    entry: PlanEntry,
+    own: Level,
+    index: Index,
+    counter: TokenCounter,
+    read_text: Callable[[str], str],
+    line_numbers: bool,
+) -> PlanEntry:
+    """The entry of a file whose level the user chose, at the level shown_level gives that
+    choice (counted exactly); `entry` itself when that is its level already. Nothing is
+    read or counted when every richer level is estimated at more than SURE_DEARER times
+    the chosen one's count (a finder glob may set hundreds of files to outline)."""
+    if entry.level is own and all(
+        level_tokens(
+            index, entry.file_id, richer, entry.matched_declarations,
+            line_numbers=line_numbers, best_lines=entry.best_lines,
+        ) > SURE_DEARER * entry.tokens
+        for richer in RICHER[own]
+    ):  # fmt: skip
+        return entry
+    try:
+        text = read_text(entry.path)
+    except OSError:
+        return entry  # vanished since indexing: the pack says so at its level
+    level, _, tokens = shown_level(
+        index.files[entry.file_id], text, own, entry.matched_declarations, counter.count,
+        line_numbers=line_numbers, best_lines=entry.best_lines,
+    )  # fmt: skip
+    if level is entry.level:
+        return entry
+    return replace(entry, level=level, tokens=tokens)
+
+
+def choice_notes(current: Plan, session: Session) -> tuple[str, ...]:
+    """One note per file the user set to a level that is shown at a richer one because that
+    costs no more (the app shows the notes; the command line prints them)."""
+    notes = []
+    for entry in current.entries:
+        own = session.overrides.get(entry.path)
+        if own is None or own is entry.level or own is Level.OFF:
+            continue
+        notes.append(
+            f"{printable(entry.path)}: {own.value} would cost no less than {entry.level.value}"
+            f" ({entry.tokens:,} tokens), so it is packed {entry.level.value}"
+        )
+    return tuple(notes)

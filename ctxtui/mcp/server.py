@@ -77,7 +77,10 @@ class FileOut(BaseModel):
     """One file rendered at a level."""
 
     path: str
-    level: str
+    level: str = Field(
+        description="The level shown: the one asked for, or a richer one that costs no more."
+    )
+    asked: str = Field(description="The level asked for.")
     language: str
     tokens: int
     declarations: int
@@ -165,13 +168,15 @@ def build_server(root: Path, *, state_dir: Path | None = None) -> MCPServer:
     @server.tool(annotations=READ_ONLY)
     def file_outline(path: Path_) -> Annotated[CallToolResult, FileOut]:
         """One file as an outline: its declarations' signatures and first doc sentences,
-        nested by class. A cheap look at a file's shape before asking for its code."""
+        nested by class. A cheap look at a file's shape before asking for its code (where
+        the outline would cost as much as the focused view or the whole file, that one)."""
         return _text_and_data(*_guard(tools.file_outline, path))
 
     @server.tool(annotations=READ_ONLY)
     def file_focused(path: Path_, question: Question) -> Annotated[CallToolResult, FileOut]:
         """One file focused on a question: its imports, the declarations that match the
-        question in full, the others as signatures, with the lines left out marked."""
+        question in full, the others as signatures, with the lines left out marked (where
+        that would cost as much as the whole file, the whole file)."""
         return _text_and_data(*_guard(tools.file_focused, path, question))
 
     @server.tool(annotations=READ_ONLY)

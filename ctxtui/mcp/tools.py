@@ -19,8 +19,9 @@ from ctxtui.state import MAX_BUDGET, StateStore
 from ctxtui.workspace import Choices, Workspace, build_pack, working_changes
 from ctxtui.workspace.answers import pack_summary, ranked_files
 from ctxtui.workspace.notices import secret_notices
-from engine import EngineError, Format, Level, Session, UsageError, render_level
+from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
+from engine.levels import shown_level
 from engine.model import Plan, Rendered
 
 MAX_LIMIT = 200
@@ -222,11 +223,13 @@ def _one_file(
         text = workspace.read_text(path)
     except OSError as error:
         raise ToolError(f"{path} could not be read: {error.strerror or error}") from None
-    content = render_level(parsed, text, level, matched)
+    # the level asked for, or a richer one that costs no more (as in a pack)
+    shown, content, _ = shown_level(parsed, text, level, matched, workspace.tokenizer.count)
     content, secrets = workspace.redact_text(content, path, original=text, redact=redact)
     return content, {
         "path": path,
-        "level": level.value,
+        "level": shown.value,
+        "asked": level.value,
         "language": parsed.language,
         "tokens": workspace.tokenizer.count(content),
         "declarations": len(parsed.declarations),

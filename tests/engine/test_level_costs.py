@@ -1,10 +1,13 @@
 """A level of less detail never costs more: focused <= full, outline <= focused, in every
 fixture language, counted exactly on the rendered pack.
 
-Each fixture file is packed three times, its level chosen by the user as full, focused and
-outline; the tokens the pack spends on it must not grow as the level asks for less. Where an
-outline (or a focused view) would cost more than a richer level, the pack shows the richer,
-cheaper one, and says so by its level.
+Each fixture file is packed three times in each format, its level chosen by the user as full,
+focused and outline; the tokens the pack spends on it must not grow as the level asks for less.
+Where an outline (or a focused view) would cost more than a richer level, the pack shows the
+richer, cheaper one, says so by its level and in a note. The files of many one-line
+declarations (tests/level_fixtures.py) are the hard cases: gaps marked between kept one-liners,
+outlines that repeat every line. The MCP tools' single files keep the same contract
+(tests/mcp/test_level_contract.py).
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from pathlib import Path
 import pytest
 from conftest import make_repo
 from index_support import index_repo, shared_tokenizer
+from level_fixtures import QUESTION, TINY_SOURCES, tiny_files
 from test_levels_cases import CASES as LEVEL_CASES
 from test_parse_languages import CASES as LANGUAGE_CASES
 
 from engine.analyse import read_text
-from engine.levels import level_tokens, render_level
+from engine.levels import level_tokens, render_level, shown_level
 from engine.model import Format, Index, Level, Plan, PlanEntry, Session
 from engine.pack import _richer_where_no_dearer, pack
 from engine.plan import plan
@@ -46,6 +50,7 @@ FILES: dict[str, str | bytes] = {
     **{f"lang/fixture.{EXTENSIONS[lang]}": source for lang, source, _, _ in LANGUAGE_CASES},
     **{f"levels/{path}": text for path, (_, text, _, _) in LEVEL_CASES.items()},
     "billing/rules.py": _documented_functions(60),
+    **tiny_files(),
 }
 
 
@@ -55,31 +60,75 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Index]:
     return root, index_repo(root)[0]
 
 
-def _packed_tokens(root: Path, index: Index, path: str, level: Level) -> tuple[Level, int]:
-    """The level and exact tokens of `path` in a pack where the user chose `level` for it."""
+def _question(index: Index, path: str) -> str:
+    """The question a file is packed for: the tiny files' own, else its first two names."""
+    if path.startswith("tiny/"):
+        return QUESTION
+    return " ".join(d.name for d in index.files[index.path_ids[path]].declarations[:2])
+
+
+def _packed_tokens(
+    root: Path, index: Index, path: str, level: Level, fmt: Format = Format.MARKDOWN
+) -> tuple[Level, int, tuple[str, ...]]:
+    """The level and exact tokens of `path` in a pack where the user chose `level` for it,
+    and the pack's notes."""
     session = Session(overrides={path: level})
-    question = " ".join(d.name for d in index.files[index.path_ids[path]].declarations[:2])
-    ranking = rank(index, question or "fixture", session)
+    ranking = rank(index, _question(index, path) or "fixture", session)
     packed, _ = pack(
-        ranking, index, 50_000, Format.MARKDOWN, counter=shared_tokenizer(), session=session,
+        ranking, index, 50_000, fmt, counter=shared_tokenizer(), session=session,
         read_text=lambda p: read_text(root, p),
     )  # fmt: skip
     entry = next(e for e in packed.entries if e.path == path)
-    return entry.level, entry.tokens
+    return entry.level, entry.tokens, packed.notes
 
 
+@pytest.mark.parametrize("fmt", list(Format))
 @pytest.mark.parametrize("path", sorted(p for p in FILES if not p.endswith((".txt",))))
-def test_less_detail_never_costs_more(repo: tuple[Path, Index], path: str) -> None:
+def test_less_detail_never_costs_more(repo: tuple[Path, Index], path: str, fmt: Format) -> None:
     root, index = repo
-    full = _packed_tokens(root, index, path, Level.FULL)
-    focused = _packed_tokens(root, index, path, Level.FOCUSED)
-    outline = _packed_tokens(root, index, path, Level.OUTLINE)
+    full = _packed_tokens(root, index, path, Level.FULL, fmt)
+    focused = _packed_tokens(root, index, path, Level.FOCUSED, fmt)
+    outline = _packed_tokens(root, index, path, Level.OUTLINE, fmt)
     assert full[0] is Level.FULL
     assert outline[1] <= focused[1] <= full[1], (outline, focused, full)
 
 
+@pytest.mark.parametrize("path", sorted(tiny_files()))
+@pytest.mark.parametrize("asked", [Level.FULL, Level.FOCUSED, Level.OUTLINE])
+def test_a_level_set_by_hand_costs_no_more_than_a_richer_one(
+    repo: tuple[Path, Index], path: str, asked: Level
+) -> None:
+    """Whatever level is asked for (with the question's matches, or none as an MCP call on
+    a file the question does not touch), what is shown costs no more than each richer
+    level, counted exactly."""
+    root, index = repo
+    file, text = index.files[index.path_ids[path]], read_text(root, path)
+    count = shared_tokenizer().count
+    matched = next(f for f in rank(index, QUESTION).files if f.path == path)
+    for declarations in (tuple(matched.matched_declarations), ()):
+        level, shown, tokens = shown_level(file, text, asked, declarations, count)
+        assert tokens == count(shown)
+        assert shown == render_level(file, text, level, declarations)
+        order = (Level.OUTLINE, Level.FOCUSED, Level.FULL)
+        assert order.index(level) >= order.index(asked)
+        for richer in order[order.index(asked) :]:
+            assert tokens <= count(render_level(file, text, richer, declarations)), richer
+
+
+def test_a_choice_shown_at_a_richer_level_says_so(repo: tuple[Path, Index]) -> None:
+    root, index = repo
+    path = "tiny/steps.py"
+    level, tokens, notes = _packed_tokens(root, index, path, Level.OUTLINE)
+    assert level is Level.FOCUSED
+    assert notes == (
+        f"{path}: outline would cost no less than focused ({tokens:,} tokens), "
+        "so it is packed focused",
+    )
+    assert _packed_tokens(root, index, path, Level.FULL)[2] == ()
+
+
 def test_every_fixture_language_is_covered() -> None:
-    assert {lang for lang, *_ in LANGUAGE_CASES} == set(EXTENSIONS)
+    assert {lang for lang, *_ in LANGUAGE_CASES} == set(EXTENSIONS) == set(TINY_SOURCES)
 
 
 def test_an_outline_dearer_than_the_focused_view_is_shown_focused(
@@ -91,7 +140,7 @@ def test_an_outline_dearer_than_the_focused_view_is_shown_focused(
     matched = rank(index, "adjust_invoice_rule_7").files[0].matched_declarations
     focused = level_tokens(index, file_id, Level.FOCUSED, matched)
     assert level_tokens(index, file_id, Level.OUTLINE) > 2 * focused  # the case in point
-    level, tokens = _packed_tokens(root, index, path, Level.OUTLINE)
+    level, tokens, _ = _packed_tokens(root, index, path, Level.OUTLINE)
     assert level is Level.FOCUSED
     assert tokens < level_tokens(index, file_id, Level.OUTLINE)
 
