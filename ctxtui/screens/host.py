@@ -250,6 +250,10 @@ class WorkspaceHost(Screen[None]):
     @on(IndexStarted)
     def show_indexing(self, message: IndexStarted) -> None:
         self.query_one(IndexStatus).move_bar()
+        self.show_held_back()  # no first list soon: the whole screen now
+
+    def show_held_back(self) -> None:
+        """Show what the layer above held back for a first list from the saved index."""
 
     @on(WorkspaceOpened)
     def start_ranking(self, message: WorkspaceOpened) -> None:
@@ -465,6 +469,7 @@ class WorkspaceHost(Screen[None]):
         text = jobs.describe_error(worker.error)
         if worker.group == "open" and self.workspace is None:
             self.query_one(IndexStatus).message = f"Could not open {self.services.root}: {text}"
+            self.show_held_back()
         if worker.group == "refresh":
             self._next_refresh = time.monotonic() + REFRESH_INTERVAL
         doing = _DOING.get(worker.group or "", worker.group)

@@ -24,7 +24,7 @@ from textual.timer import Timer
 from ctxtui import collector
 from ctxtui.messages import Answer, PackReady, PreviewReady, RankingReady
 from ctxtui.screens import jobs
-from ctxtui.screens.host import Services, WorkspaceHost
+from ctxtui.screens.host import FIRST_LIST_WAIT, Services, WorkspaceHost
 from ctxtui.screens.semantic import SemanticHook
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
@@ -110,6 +110,9 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self._held: PackReady | None = None
         """An exact pack made ahead of the pause, shown when the typing pauses."""
         self._frame_timer: Timer | None = None
+        self._held_for_first_list = False
+        """The footer's keys and the status line's hiding wait for the first list (see
+        show_held_back)."""
         self.add_class(*self._breakpoint_classes(), update=False)
 
     def _breakpoint_classes(self) -> tuple[str, ...]:
@@ -154,7 +157,11 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             yield FileList(id="file-list")
             yield Preview(id="preview")
         yield BudgetMeter(id="budget-meter")
-        yield KeyFooter()
+        footer = KeyFooter()
+        if self.services.saved is not None:  # a saved index may give a first list at once
+            self._held_for_first_list = True
+            footer.hold()  # from before its first bindings change (at the first focus)
+        yield footer
 
     def on_mount(self) -> None:
         meter = self.query_one(BudgetMeter)
@@ -164,6 +171,8 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         file_list.border_title = "Files"
         file_list.empty_text = LOADING_TEXT
         self.query_one(QueryBar).focus()  # from the first frame: keys typed early are kept
+        if self._held_for_first_list:
+            self.set_timer(FIRST_LIST_WAIT, self.show_held_back)
         self.open_first()
 
     def on_key(self, event: events.Key) -> None:
@@ -178,7 +187,23 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             event.stop()
 
     def watch_ready(self, ready: bool) -> None:
+        if self._held_for_first_list:
+            return  # hidden with the first list (show_held_back)
         self.query(IndexStatus).set_class(ready, "-opened")  # none before compose: shown
+
+    def show_held_back(self) -> None:
+        """Show what a warm start leaves out of the frames before its first list: the footer's
+        keys, and the status line hidden once the workspace is open. Built or laid out
+        earlier, each took the interpreter from the threads that open the saved index and
+        rank (the footer's seven keys just after the first frame, the screen laid out again
+        for the status line as the first ranking began); called once the first list is
+        painted, when the repository must be indexed first, or after FIRST_LIST_WAIT."""
+        if not self._held_for_first_list:
+            return
+        self._held_for_first_list = False
+        footer = self.query_one(KeyFooter)
+        footer.call_later(footer.release)  # its build binds to the footer: run on its own queue
+        self.query(IndexStatus).set_class(self.ready, "-opened")
 
     def watch_history(self, history: tuple[str, ...]) -> None:
         if self.is_mounted:
@@ -290,6 +315,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
 
     def _first_list_painted(self, answer: Answer) -> None:
         self.first_list_shown.set()
+        self.show_held_back()
         collector.started()  # the start is over (ctxtui.collector.hold_until_started)
         if answer.generation == self._generation:
             self._stop(self._pack_timer)

@@ -9,7 +9,10 @@ list, from the threads that open the index and rank. Here a change only marks th
 stale; the rebuild after the next refresh reads the bindings as they are by then, and is
 skipped when they would show the very keys already on show (most changes only re-check
 actions whose answer stays the same: one rebuild of two before the first list on 16,000
-files, 40-80 ms of the interpreter).
+files, 40-80 ms of the interpreter). On a warm start the screen also holds the first build
+back until the first ranked list is on screen (`hold`): the frames before it show an empty
+footer row either way, and that build (seven key widgets and a layout of the screen) took the
+interpreter from the threads that open the saved index and rank, just after the first frame.
 """
 
 from __future__ import annotations
@@ -28,10 +31,26 @@ class KeyFooter(Footer):
     all when its keys stay the same."""
 
     _rebuild_pending = False
+    _held = False
+    """The screen holds every rebuild back until `release` (see the module's docstring)."""
     _composed: Shown | None = None
     """What the last compose showed (None: nothing yet, the bindings were not ready)."""
 
+    def hold(self) -> None:
+        """Build nothing until `release`: what the bindings say by then is built once."""
+        self._held = True
+
+    def release(self) -> None:
+        """Build what was held back (the bindings as they are now), if anything was."""
+        if self._held:
+            self._held = False
+            if self._bindings_ready and self.is_attached:
+                self.bindings_changed(self.screen)
+
     def bindings_changed(self, screen: Screen[object]) -> None:
+        if self._held:
+            self._bindings_ready = True  # as Footer.bindings_changed records; built at release
+            return
         if self._rebuild_pending:
             self._bindings_ready = True  # what Footer.bindings_changed records first
             return  # the rebuild already asked for reads the bindings when it runs

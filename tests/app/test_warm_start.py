@@ -13,15 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets._footer import FooterKey
 from textual.widgets._progress_bar import Bar
 
 from app.support import notices, settle, wait_until
 from ctxtui import collector
 from ctxtui.app import CtxtuiApp
 from ctxtui.screens import host as host_module
+from ctxtui.screens import ranking as ranking_module
 from ctxtui.widgets import index_status as index_status_module
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.index_status import IndexStatus
+from ctxtui.widgets.key_footer import KeyFooter
 from ctxtui.workspace import Workspace
 
 AppFactory = Callable[..., CtxtuiApp]
@@ -143,6 +146,57 @@ async def test_the_status_bar_moves_while_indexing_and_stays_still_on_a_warm_sta
         assert bar.auto_refresh is None  # never moved: the saved index came first
         done.set()
         await wait_until(pilot, lambda: warm.main_screen.checked)
+
+
+async def test_a_warm_start_builds_its_footer_and_hides_its_status_after_the_first_list(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Workspace.open(small_repo)  # the index an earlier session saved
+    built: list[bool] = []  # per footer build: was the first list on screen?
+    recompose = KeyFooter.recompose
+
+    async def counted(self: KeyFooter) -> None:
+        built.append(app.main_screen.first_list_shown.is_set())
+        await recompose(self)
+
+    monkeypatch.setattr(KeyFooter, "recompose", counted)
+    status_at_first_list: list[bool] = []
+    painted = ranking_module.RankingScreen._first_list_painted
+
+    def first_list_painted(self: ranking_module.RankingScreen, answer: Any) -> None:
+        status_at_first_list.append(self.query_one(IndexStatus).display)
+        painted(self, answer)
+
+    monkeypatch.setattr(ranking_module.RankingScreen, "_first_list_painted", first_list_painted)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        screen = app.main_screen
+        await wait_until(pilot, lambda: screen.query_one(KeyFooter).query(FooterKey))
+        await wait_until(pilot, lambda: not screen.query_one(IndexStatus).display)
+        # nothing was built or laid out for them while the saved index opened and ranked
+        assert built and all(built)
+        assert status_at_first_list == [True]
+
+
+async def test_a_warm_start_without_a_first_list_shows_its_footer_all_the_same(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Workspace.open(small_repo)  # the index an earlier session saved
+    monkeypatch.setattr(ranking_module, "FIRST_LIST_WAIT", 0.2)
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(ranking_module.jobs, "rank_job", failing)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await wait_until(pilot, lambda: screen.ready)
+        await wait_until(pilot, lambda: screen.query_one(KeyFooter).query(FooterKey))
+        await wait_until(pilot, lambda: not screen.query_one(IndexStatus).display)
+        assert not screen.first_list_shown.is_set()
 
 
 async def test_collections_paused_for_the_start_run_again_once_the_first_list_shows(
