@@ -151,6 +151,28 @@ def _declaration_past_its_file(cache: Path) -> bytes:
     return _edit_arrays(cache, lambda a: a.update(decl_positions=a["decl_positions"] + 50))
 
 
+def _negative_row(cache: Path) -> bytes:
+    def edit(arrays: dict[str, np.ndarray]) -> None:
+        docs = arrays["post_docs"].copy()
+        docs[len(docs) // 2] = -1  # read unsigned by the check: past every file
+        arrays["post_docs"] = docs
+
+    return _edit_arrays(cache, edit)
+
+
+def _negative_declaration_position(cache: Path) -> bytes:
+    def edit(arrays: dict[str, np.ndarray]) -> None:
+        positions = arrays["decl_positions"].copy()
+        positions[-1] = -(1 << 31)
+        arrays["decl_positions"] = positions
+
+    return _edit_arrays(cache, edit)
+
+
+def _negative_declaration_word(cache: Path) -> bytes:
+    return _edit_arrays(cache, lambda a: a.update(unit_terms=a["unit_terms"] - 1 - a["unit_terms"]))
+
+
 def _role_out_of_range(cache: Path) -> bytes:
     return _edit_arrays(cache, lambda a: a.update(roles=a["roles"] + 100))
 
@@ -164,6 +186,7 @@ DAMAGES = [
     _header_not_json, _array_missing, _array_past_the_end, _unaligned_array,
     _rows_past_the_file_list, _line_table_mismatch, _offsets_out_of_order,
     _declaration_past_its_file, _role_out_of_range, _metadata_of_the_wrong_shape,
+    _negative_row, _negative_declaration_position, _negative_declaration_word,
 ]  # fmt: skip
 
 
