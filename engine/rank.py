@@ -20,6 +20,7 @@ from engine.memo import ArrayMemo
 from engine.model import FIELDS, Index, Intent, RankedFile, Ranking, Session
 from engine.query import QueryAnalysis, QueryWeights, analyse_query
 from engine.relevance import best_declaration_share
+from engine.rerank import Signals, candidates, features, rerank
 from engine.roles import Role
 from engine.tables import Deferred, FileTable
 from engine.templates import without_template_lines
@@ -335,6 +336,12 @@ class RankWeights:
     message, a report); in one line a person types ("where are comments of a post stored",
     "how do we format a date") they are the topic (engine.query.ONLY_CHANGE_WORDS). Run 72's
     gains came from body lines; DEV has one one-line question with a change word."""
+    rerank: tuple[float, ...] = ()
+    """The learned re-rank's weights, one per engine.rerank.FEATURES (the first adds to the
+    log score's own 1): the best `rerank_depth` files are re-sorted by (1 + w0) x log score
+    + w . features. Empty or all zero: today's order exactly."""
+    rerank_depth: int = 40
+    """How many of the best files the re-rank re-sorts."""
     limit: int = 200
     """How many files a ranking returns (with reasons); the planner looks at these."""
 
@@ -447,14 +454,11 @@ def _typed(
     return _TYPED.get(index.git_age_days, key, files)
 
 
-def _scored(
-    index: Index,
-    analysis: QueryAnalysis,
-    session: Session,
-    weights: RankWeights,
-    limit: int | None,
-) -> _Scored:
-    """Score and order the files for an analysed question (`rank` without the reasons)."""
+def _score_vector(
+    index: Index, analysis: QueryAnalysis, weights: RankWeights, *, reranked: bool
+) -> tuple[npt.NDArray[np.float64], Signals]:
+    """Every file's score for an analysed question (before any re-rank), and what the
+    re-rank reads of the way there (the undamped scores only when `reranked`)."""
     import numpy as np  # deliberate: numpy loads with the index
 
     keyword, per_term = keyword_scores(index, analysis, weights)
@@ -470,12 +474,42 @@ def _scored(
         entry = graph * weights.graph_entry * _weakest_seed(scores, weights.graph_seeds)
         scores = np.where(scores > 0, scores * (1.0 + weights.graph_boost * graph), entry)
     scores *= git_vector(index, analysis.intent, weights)
+    undamped = scores.copy() if reranked else scores
     if weights.scattered_tokens and weights.scattered_floor < 1.0:
         _damp_scattered(index, analysis, per_term, scores, weights)
     if not priors.all():  # a kind of file weighted 0 (a setting) stays out, unless named
         turned_off = priors == 0
         turned_off[list(analysis.mentioned)] = False
         scores[turned_off] = 0.0
+    return scores, Signals(keyword, priors, graph, undamped, per_term)
+
+
+def candidate_features(
+    index: Index, query: str, weights: RankWeights = DEFAULT_WEIGHTS, depth: int = 50
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The best `depth` files of a question before any re-rank (ids best first), their scores
+    and their re-rank features (engine.rerank.FEATURES): what scripts/rerank_fit.py learns
+    from, by the very code the ranking serves with."""
+    text = without_template_lines(index, query)
+    analysis = analyse_query(index, text, weights.query_weights(), complete=True)
+    scores, signals = _score_vector(index, analysis, replace(weights, rerank=()), reranked=True)
+    top = candidates(scores, depth)
+    return top, scores[top], features(index, analysis, signals, scores, top)
+
+
+def _scored(
+    index: Index,
+    analysis: QueryAnalysis,
+    session: Session,
+    weights: RankWeights,
+    limit: int | None,
+) -> _Scored:
+    """Score and order the files for an analysed question (`rank` without the reasons)."""
+    reranked = any(weights.rerank)
+    scores, signals = _score_vector(index, analysis, weights, reranked=reranked)
+    keyword, per_term = signals.keyword, signals.per_term
+    if reranked:
+        rerank(index, analysis, signals, scores, weights.rerank, weights.rerank_depth)
     chosen = _chosen_first(index, session, scores)
     order = _top(scores, chosen, limit or weights.limit).tolist()
     pinned, focus = _chosen_ids(index, session)
@@ -503,7 +537,7 @@ def _damp_scattered(
     if k == 0:
         return
     top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-    tokens = _FILE_TOKENS.get(index.line_tokens, None, partial(_file_tokens, index))
+    tokens = file_tokens(index)
     huge = np.sort(top[tokens[top] > weights.scattered_tokens])
     units = index.units
     if len(huge) and units is not None:
@@ -549,6 +583,11 @@ def _file_tokens(index: Index) -> npt.NDArray[np.int64]:
 
 
 _FILE_TOKENS: ArrayMemo[npt.NDArray[np.int64]] = ArrayMemo()
+
+
+def file_tokens(index: Index) -> npt.NDArray[np.int64]:
+    """Tokens of each file (read-only, worked out once per index)."""
+    return _FILE_TOKENS.get(index.line_tokens, None, partial(_file_tokens, index))
 
 
 def _chosen_ids(index: Index, session: Session) -> tuple[set[int], set[int]]:

@@ -1,65 +1,45 @@
-"""Fit and judge a learned re-rank of the ranking's best files on DEV, leave-one-repository-out.
+"""Fit and judge the learned re-rank (engine.rerank) on DEV, leave-one-repository-out.
 
     .venv/bin/python scripts/rerank_fit.py dump /tmp/learn/dev.npz     # features of every case
     .venv/bin/python scripts/rerank_fit.py judge /tmp/learn/dev.npz    # nested LORO, tables
-    .venv/bin/python scripts/rerank_fit.py judge dev.npz --sets all,base --keeps 0,3,5
-
-Issue 11, session 11 (runs 88-90, `RankWeights`): REJECTED out of fold, so the ranking has no
-re-rank; this script stays so that the next engineer can re-judge it with new features rather
-than repeat it. The serving side that was judged (engine/rerank.py, `RankWeights.rerank`, the
-ranking calling the same `features` function) is kept off main; the features below are the same
-function, fed by the intermediate vectors of a real `rank` call.
+    .venv/bin/python scripts/rerank_fit.py judge /tmp/learn/dev.npz --weights-out w.json
 
 `dump` ranks every DEV case once (dev_eval's checkouts and caches) and keeps, per case, the best
-50 files as `ctxtui rank` orders them, their scores, their FEATURES, and which of them are gold.
+50 files before any re-rank, their scores and `engine.rerank.features` (the very function the
+ranking serves with), and which of them are gold.
 
 `judge` is issue 11's protocol. Folds are repositories (flask and swe-flask are one: 7 folds).
-For each fold a model is fitted on the other repositories, with its hyper-parameters (feature
-set, depth, how many of today's best stay in place, L2 strength) chosen inside them by an inner
-leave-one-repository-out (the best mean of R@5 + R@10 + MRR over the inner held repositories;
-ties go to the stronger L2, nearer today's order; a fold whose best setting loses to today's
-order inside keeps today's), then scored on the held fold: every figure it prints is out of
-fold. It prints the per-case-file table against today's (and with each fold's setting forced
-on), the tune-on-4 split (fit on flask, swe-flask, express, cobra; judged on textual, clap,
-hono, gin), and the model fitted on all of DEV with its inner-loop choice. `--weights-out`
-writes every fold's setting and weights (JSON).
+For each fold a model is fitted on the other repositories, with its hyper-parameters (L2
+strength, depth, feature set) chosen inside them by an inner leave-one-repository-out (the
+choice with the best mean of R@5 + R@10 + MRR over the inner held repositories; ties go to the
+stronger L2, which is nearer today's order), then scored on the held fold: every figure it
+prints is out of fold. It prints the per-case-file table against today's, the tune-on-4 split
+(fit on flask, swe-flask, express, cobra; judged on textual, clap, hono, gin), and the model
+fitted on all of DEV (what would ship) with its hyper-parameters chosen by the same inner loop.
+`--weights-out` writes every fold's weights (JSON) for dev_eval-style Pack runs.
 
-Model: s = (1 + w0) x log(score / best) + w . x over the best `depth` files (all zero: today's
-order), fitted by a pairwise logistic loss (each gold file against each non-gold candidate of
-its question, weighted LambdaRank-style by how much the swap moves a 1 / log2(2 + place) gain,
-the places re-read from the model's order 3 times), L2 toward w = 0 on standardised features;
-numpy only, Newton's method (a fit takes about a second; a full judge a few minutes).
+Model: s = (1 + w0) x log(score / best) + w . x over the best `depth` files, fitted by a
+pairwise logistic loss (each gold file against each non-gold candidate of its question,
+weighted LambdaRank-style by how much the swap moves a 1 / log2(2 + place) gain), L2 toward
+w = 0 (today's order) on standardised features; numpy only, Newton's method.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import NamedTuple
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: on 2 loaded cores a threaded
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # BLAS made one Newton fit 12 s instead of 0.8 s
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from engine import Session
-from engine.index import idf
-from engine.model import FIELDS
-from engine.relevance import best_declaration_share
-from engine.tables import FileTable
-
-if TYPE_CHECKING:
-    from engine.explain import TermHits
-    from engine.model import Index
-    from engine.query import QueryAnalysis
 
 DEPTH = 50
 REPO_OF = {"swe-flask": "flask"}
@@ -69,212 +49,18 @@ TUNED = ("flask", "swe-flask", "express", "cobra")
 HELD = ("textual", "clap", "hono", "gin")
 
 
-FEATURES: tuple[str, ...] = (
-    "log_score_ratio",
-    "coverage",
-    "idf_coverage",
-    *(f"share_{f}" for f in FIELDS),
-    "scope_path_share",
-    "declaration_share",
-    "graph",
-    "log_prior",
-    "scattered",
-    "log_tokens",
-    "log_declarations",
-    "mentioned",
-    "no_keyword",
-    "inverse_place",
-    "same_folder_as_best",
-    "rarest_share",
-    "long_x_log_score_ratio",
-    "long_x_idf_coverage",
-    "long_x_declaration_share",
-)
-"""The columns of `features`, in order; a model's weights follow this order."""
-
-
-@dataclass(frozen=True, slots=True)
-class Signals:
-    """What the ranking computed on the way to a question's scores (read off a `rank` call)."""
-
-    keyword: np.ndarray
-    """BM25F x coverage per file."""
-    priors: np.ndarray
-    """The role prior per file."""
-    graph: np.ndarray | None
-    """The graph walk's value per file, 0..1; None with no import graph."""
-    undamped: np.ndarray
-    """Scores before the scattered damping (engine.rank._damp_scattered)."""
-    per_term: dict[int, TermHits]
-    """Each question word's postings (files, tf per field)."""
-
-
-def candidate_features(index: Index, query: str, depth: int = DEPTH) -> tuple[Any, Any, Any]:
-    """The best `depth` files of `query` as `ctxtui rank` orders them (ids best first), their
-    scores and their FEATURES. The ranking's intermediate vectors are read off a real `rank`
-    call (its keyword scores, priors, graph walk, and the scores before the scattered
-    damping), so the features describe exactly what the ranking computed."""
-    ranking = importlib.import_module("engine.rank")  # `engine.rank` is also the function
-
-    seen: dict[str, Any] = {}
-    originals = {
-        name: getattr(ranking, name)
-        for name in ("keyword_scores", "prior_vector", "graph_scores", "_damp_scattered")
-    }
-
-    def keyword_scores(*args: Any) -> Any:
-        seen["keyword"], seen["per_term"] = result = originals["keyword_scores"](*args)
-        seen["analysis"] = args[1]
-        return result
-
-    def prior_vector(*args: Any) -> Any:
-        seen["priors"] = originals["prior_vector"](*args)
-        return seen["priors"]
-
-    def graph_scores(*args: Any) -> Any:
-        seen["graph"] = originals["graph_scores"](*args)
-        return seen["graph"]
-
-    def damp_scattered(index: Index, analysis: Any, per_term: Any, scores: Any, w: Any) -> None:
-        seen["undamped"] = scores.copy()
-        originals["_damp_scattered"](index, analysis, per_term, scores, w)
-
-    patched = {
-        "keyword_scores": keyword_scores,
-        "prior_vector": prior_vector,
-        "graph_scores": graph_scores,
-        "_damp_scattered": damp_scattered,
-    }
-    for name, function in patched.items():
-        setattr(ranking, name, function)
-    try:
-        result = ranking.rank(index, query, Session(), limit=depth)
-    finally:
-        for name, function in originals.items():
-            setattr(ranking, name, function)
-    top = np.array([f.file_id for f in result.files[:depth]], dtype=np.int64)
-    scores = np.zeros(len(index.files))
-    scores[top] = [f.score for f in result.files[:depth]]
-    signals = Signals(
-        seen["keyword"],
-        seen["priors"],
-        seen["graph"],
-        seen.get("undamped", scores),
-        seen["per_term"],
-    )
-    return top, scores[top], features(index, seen["analysis"], signals, scores, top)
-
-
-def features(
-    index: Index,
-    analysis: QueryAnalysis,
-    signals: Signals,
-    scores: np.ndarray,
-    top: np.ndarray,
-) -> np.ndarray:
-    """One row per file of `top` (best first), one column per name of FEATURES."""
-    k = len(top)
-    out = np.zeros((k, len(FEATURES)), dtype=np.float64)
-    if k == 0:
-        return out
-    column = {name: i for i, name in enumerate(FEATURES)}
-    best = float(scores[top[0]]) or 1.0
-    out[:, column["log_score_ratio"]] = np.log(np.maximum(scores[top], 1e-300) / best)
-
-    n = len(index.files)
-    ptr = index.postings.ptr
-    terms = analysis.terms
-    order = np.argsort(top, kind="stable")
-    sorted_top = top[order]
-    weight_only = np.zeros(k)
-    weighted = np.zeros(k)
-    by_field = np.zeros((k, len(FIELDS)))
-    scope_path = np.zeros(k)
-    rarest = np.zeros(k)
-    rarest_question = 0.0
-    total_weight = total_idf = total_scope = 0.0
-    by_term = np.zeros(len(ptr), dtype=np.float64)
-    for term in terms:
-        df = float(ptr[term.term_id + 1] - ptr[term.term_id])
-        term_idf = float(idf(np.array([df]), n)[0])
-        value = term.weight * term_idf
-        rarest_question = max(rarest_question, term_idf)
-        by_term[term.term_id] += value
-        total_weight += term.weight
-        total_idf += value
-        total_scope += value if term.scope else 0.0
-        hits = signals.per_term.get(term.term_id)
-        if hits is None or len(hits.docs) == 0:
-            continue
-        at = np.searchsorted(hits.docs, sorted_top)
-        found = at < len(hits.docs)
-        found[found] = hits.docs[at[found]] == sorted_top[found]
-        if not found.any():
-            continue
-        rows = order[found]
-        tf = hits.tf[at[found]]
-        weight_only[rows] += term.weight
-        weighted[rows] += value
-        rarest[rows] = np.maximum(rarest[rows], term_idf)
-        by_field[rows] += (tf > 0) * value
-        if term.scope:
-            scope_path[rows] += ((tf[:, 0] > 0) | (tf[:, 1] > 0)) * value
-    if total_weight > 0:
-        out[:, column["coverage"]] = weight_only / total_weight
-    if total_idf > 0:
-        out[:, column["idf_coverage"]] = weighted / total_idf
-        first = column[f"share_{FIELDS[0]}"]
-        out[:, first : first + len(FIELDS)] = by_field / total_idf
-        held = np.zeros(k)
-        held[order] = best_declaration_share(index, by_term, sorted_top)
-        out[:, column["declaration_share"]] = held / total_idf
-    if total_scope > 0:
-        out[:, column["scope_path_share"]] = scope_path / total_scope
-    if signals.graph is not None:
-        out[:, column["graph"]] = signals.graph[top]
-    out[:, column["log_prior"]] = np.log(np.maximum(signals.priors[top], 1e-6))
-    out[:, column["scattered"]] = np.log(
-        np.maximum(scores[top], 1e-300) / np.maximum(signals.undamped[top], 1e-300)
-    )
-    out[:, column["log_tokens"]] = np.log1p(_tokens(index, top)) / math.log(10.0)
-    units = index.units
-    if units is not None:
-        declarations = units.file_ptr[top + 1] - units.file_ptr[top]
-        out[:, column["log_declarations"]] = np.log1p(declarations)
-    if analysis.mentioned:
-        out[:, column["mentioned"]] = np.isin(top, np.array(analysis.mentioned))
-    out[:, column["no_keyword"]] = signals.keyword[top] <= 0
-    out[:, column["inverse_place"]] = 1.0 / (1.0 + np.arange(k))
-    files = index.files
-    if isinstance(files, FileTable):  # a saved index: its list of paths, no file record
-        paths = [files.paths[i] for i in top.tolist()]
-    else:
-        paths = [files[i].path for i in top.tolist()]
-    folders = [p.rpartition("/")[0] for p in paths]
-    out[:, column["same_folder_as_best"]] = [f == folders[0] for f in folders]
-    if rarest_question > 0:
-        out[:, column["rarest_share"]] = rarest / rarest_question
-    long = math.log1p(len(terms)) / math.log(81.0)  # 80 words: RankWeights.max_query_terms
-    for name in ("log_score_ratio", "idf_coverage", "declaration_share"):
-        out[:, column[f"long_x_{name}"]] = long * out[:, column[name]]
-    return out
-
-
-def _tokens(index: Index, top: np.ndarray) -> np.ndarray:
-    from engine.rank import _file_tokens
-
-    return np.asarray(_file_tokens(index)[top], dtype=np.float64)
-
-
 def dump(out: Path) -> int:
     from dev_eval import load, load_cases
+
+    from engine.rank import candidate_features
+    from engine.rerank import FEATURES
 
     cases = load_cases()
     workspaces = load(cases)
     ids, files, paths, gold_counts, xs, labels, scores = [], [], [], [], [], [], []
     for case in cases:
         index = workspaces[case.root].index
-        top, score, x = candidate_features(index, case.query)
+        top, score, x = candidate_features(index, case.query, depth=DEPTH)
         names = [index.files[int(i)].path for i in top]
         ids.append(case.case_id)
         files.append(case.file)

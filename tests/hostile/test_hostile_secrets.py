@@ -91,13 +91,22 @@ def test_a_file_packed_through_an_import_edge_is_redacted_too(
 
 
 def test_signatures_and_outlines_are_redacted_as_well(issue_repo: Path) -> None:
+    # a body long enough that the outline costs less than full, so the outline is what is shown
+    # (a level set by hand gives way to a richer one that costs no more: engine.levels)
+    steps = "".join(f"    step_{i} = token.upper()  # step {i}\n" for i in range(40))
+    (issue_repo / "client.py").write_text(
+        f'def connect(token: str = "{GH_TOKEN}") -> str:\n'
+        f'    """Connect to the service."""\n{steps}    return token\n'
+    )
     workspace = Workspace.open(issue_repo, use_cache=False)
-    session = Session(overrides={"config.py": Level.OUTLINE})
+    session = Session(overrides={"client.py": Level.OUTLINE})
     ranking = workspace.rank("connect", session)
-    _plan, rendered = workspace.pack(ranking, 8000, session, Format.MARKDOWN)
+    plan, rendered = workspace.pack(ranking, 8000, session, Format.MARKDOWN)
+    assert {e.path: e.level for e in plan.entries}["client.py"] is Level.OUTLINE
     assert 'def connect(token: str = "[redacted: GitHub token]") -> str:' in rendered.text
+    assert "step_39" not in rendered.text  # the outline, not the whole file
     assert GH_TOKEN not in rendered.text
-    assert ("config.py", 7, "GitHub token") in {(s.path, s.line, s.kind) for s in rendered.secrets}
+    assert ("client.py", 1, "GitHub token") in {(s.path, s.line, s.kind) for s in rendered.secrets}
 
 
 def test_include_secret_packs_the_file_with_its_values_redacted(

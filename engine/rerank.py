@@ -1,0 +1,206 @@
+"""A learned re-rank of a ranking's best files: the features the ranking already computes, per
+(question, candidate file), and a linear model over them (issue 11, session 11 runs 88+).
+
+The ranking scores every file (engine.rank); this stage reads the best `depth` of them again
+with features that a single score folds away (which fields hold the question's words, how much
+of it one declaration holds, the graph, the role prior, size) and re-sorts them by
+`(1 + w0) x log(score / best) + w . x`: all zero weights are today's order exactly. The re-sorted
+files take the same score values, best first, so what reads the scores (the planner's shares
+of the best) sees the same numbers. The model is fitted by scripts/rerank_fit.py on DEV,
+leave-one-repository-out; the same `features` function serves training and the ranking.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.index import idf
+from engine.model import FIELDS
+from engine.relevance import best_declaration_share
+from engine.tables import FileTable
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from engine.explain import TermHits
+    from engine.model import Index
+    from engine.query import QueryAnalysis
+
+FEATURES: tuple[str, ...] = (
+    "log_score_ratio",
+    "coverage",
+    "idf_coverage",
+    *(f"share_{f}" for f in FIELDS),
+    "scope_path_share",
+    "declaration_share",
+    "graph",
+    "log_prior",
+    "scattered",
+    "log_tokens",
+    "log_declarations",
+    "mentioned",
+    "no_keyword",
+    "inverse_place",
+    "same_folder_as_best",
+    "rarest_share",
+    "long_x_log_score_ratio",
+    "long_x_idf_coverage",
+    "long_x_declaration_share",
+)
+"""The columns of `features`, in order; a model's weights follow this order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What the ranking computed on the way to a question's scores, for the re-rank."""
+
+    keyword: npt.NDArray[np.float64]
+    """BM25F x coverage per file."""
+    priors: npt.NDArray[np.float64]
+    """The role prior per file."""
+    graph: npt.NDArray[np.float64] | None
+    """The graph walk's value per file, 0..1; None with no import graph."""
+    undamped: npt.NDArray[np.float64]
+    """Scores before the scattered damping (engine.rank._damp_scattered)."""
+    per_term: dict[int, TermHits]
+    """Each question word's postings (files, tf per field)."""
+
+
+def candidates(scores: npt.NDArray[np.float64], depth: int) -> npt.NDArray[np.int64]:
+    """The best `depth` files with a positive score, best first (score desc, then id)."""
+    import numpy as np  # deliberate: numpy loads with the index
+
+    positive = np.flatnonzero(scores > 0)
+    if len(positive) > depth:
+        positive = positive[np.argpartition(-scores[positive], depth - 1)[:depth]]
+    return positive[np.lexsort((positive, -scores[positive]))].astype(np.int64)
+
+
+def features(
+    index: Index,
+    analysis: QueryAnalysis,
+    signals: Signals,
+    scores: npt.NDArray[np.float64],
+    top: npt.NDArray[np.int64],
+) -> npt.NDArray[np.float64]:
+    """One row per file of `top` (best first), one column per name of FEATURES."""
+    import numpy as np  # deliberate: see candidates
+
+    k = len(top)
+    out = np.zeros((k, len(FEATURES)), dtype=np.float64)
+    if k == 0:
+        return out
+    column = {name: i for i, name in enumerate(FEATURES)}
+    best = float(scores[top[0]]) or 1.0
+    out[:, column["log_score_ratio"]] = np.log(np.maximum(scores[top], 1e-300) / best)
+
+    n = len(index.files)
+    ptr = index.postings.ptr
+    terms = analysis.terms
+    order = np.argsort(top, kind="stable")
+    sorted_top = top[order]
+    weight_only = np.zeros(k)
+    weighted = np.zeros(k)
+    by_field = np.zeros((k, len(FIELDS)))
+    scope_path = np.zeros(k)
+    rarest = np.zeros(k)
+    rarest_question = 0.0
+    total_weight = total_idf = total_scope = 0.0
+    by_term = np.zeros(len(ptr), dtype=np.float64)
+    for term in terms:
+        df = float(ptr[term.term_id + 1] - ptr[term.term_id])
+        term_idf = float(idf(np.array([df]), n)[0])
+        value = term.weight * term_idf
+        rarest_question = max(rarest_question, term_idf)
+        by_term[term.term_id] += value
+        total_weight += term.weight
+        total_idf += value
+        total_scope += value if term.scope else 0.0
+        hits = signals.per_term.get(term.term_id)
+        if hits is None or len(hits.docs) == 0:
+            continue
+        at = np.searchsorted(hits.docs, sorted_top)
+        found = at < len(hits.docs)
+        found[found] = hits.docs[at[found]] == sorted_top[found]
+        if not found.any():
+            continue
+        rows = order[found]
+        tf = hits.tf[at[found]]
+        weight_only[rows] += term.weight
+        weighted[rows] += value
+        rarest[rows] = np.maximum(rarest[rows], term_idf)
+        by_field[rows] += (tf > 0) * value
+        if term.scope:
+            scope_path[rows] += ((tf[:, 0] > 0) | (tf[:, 1] > 0)) * value
+    if total_weight > 0:
+        out[:, column["coverage"]] = weight_only / total_weight
+    if total_idf > 0:
+        out[:, column["idf_coverage"]] = weighted / total_idf
+        first = column[f"share_{FIELDS[0]}"]
+        out[:, first : first + len(FIELDS)] = by_field / total_idf
+        held = np.zeros(k)
+        held[order] = best_declaration_share(index, by_term, sorted_top)
+        out[:, column["declaration_share"]] = held / total_idf
+    if total_scope > 0:
+        out[:, column["scope_path_share"]] = scope_path / total_scope
+    if signals.graph is not None:
+        out[:, column["graph"]] = signals.graph[top]
+    out[:, column["log_prior"]] = np.log(np.maximum(signals.priors[top], 1e-6))
+    out[:, column["scattered"]] = np.log(
+        np.maximum(scores[top], 1e-300) / np.maximum(signals.undamped[top], 1e-300)
+    )
+    out[:, column["log_tokens"]] = np.log1p(_tokens(index, top)) / math.log(10.0)
+    units = index.units
+    if units is not None:
+        declarations = units.file_ptr[top + 1] - units.file_ptr[top]
+        out[:, column["log_declarations"]] = np.log1p(declarations)
+    if analysis.mentioned:
+        out[:, column["mentioned"]] = np.isin(top, np.array(analysis.mentioned))
+    out[:, column["no_keyword"]] = signals.keyword[top] <= 0
+    out[:, column["inverse_place"]] = 1.0 / (1.0 + np.arange(k))
+    files = index.files
+    if isinstance(files, FileTable):  # a saved index: its list of paths, no file record
+        paths = [files.paths[i] for i in top.tolist()]
+    else:
+        paths = [files[i].path for i in top.tolist()]
+    folders = [p.rpartition("/")[0] for p in paths]
+    out[:, column["same_folder_as_best"]] = [f == folders[0] for f in folders]
+    if rarest_question > 0:
+        out[:, column["rarest_share"]] = rarest / rarest_question
+    long = math.log1p(len(terms)) / math.log(81.0)  # 80 words: RankWeights.max_query_terms
+    for name in ("log_score_ratio", "idf_coverage", "declaration_share"):
+        out[:, column[f"long_x_{name}"]] = long * out[:, column[name]]
+    return out
+
+
+def _tokens(index: Index, top: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    import numpy as np  # deliberate: see candidates
+
+    from engine.rank import file_tokens  # deliberate: engine.rank imports this module
+
+    return np.asarray(file_tokens(index)[top], dtype=np.float64)
+
+
+def rerank(
+    index: Index,
+    analysis: QueryAnalysis,
+    signals: Signals,
+    scores: npt.NDArray[np.float64],
+    model: tuple[float, ...],
+    depth: int,
+) -> None:
+    """Re-sort, in place, the best `depth` files of `scores` by the model: they keep the same
+    score values, handed out in the model's order. `model` holds one weight per FEATURES."""
+    import numpy as np  # deliberate: see candidates
+
+    top = candidates(scores, depth)
+    if len(top) < 2:
+        return
+    x = features(index, analysis, signals, scores, top)
+    w = np.asarray(model, dtype=np.float64)
+    z = x[:, 0] + x @ w  # (1 + w0) x log ratio + the rest
+    new_order = np.lexsort((np.arange(len(top)), -z))  # ties keep today's order
+    scores[top[new_order]] = scores[top].copy()
