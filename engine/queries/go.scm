@@ -26,4 +26,8 @@
 
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 
-(import_spec path: (interpreted_string_literal) @import) @import.statement
+; The statement is the whole declaration: a grouped `import ( ... )` is one statement, so that a
+; focused view keeping some of its specs keeps its `import (` and `)` lines around them.
+(import_declaration (import_spec path: (interpreted_string_literal) @import)) @import.statement
+(import_declaration
+  (import_spec_list (import_spec path: (interpreted_string_literal) @import))) @import.statement

@@ -364,3 +364,44 @@ def test_a_focused_view_leaves_out_the_headers_of_top_level_types_without_a_matc
     assert "def measure_terminal_size" in shown and "class Console:" in shown
     assert "import os" in shown
     assert "class Unrelated" not in shown
+
+
+GROUPED_IMPORTS = {
+    "svc/server.go": (
+        'package svc\n\nimport (\n\t"fmt"\n\t"net/http"\n\t"os"\n\tstrs "strings"\n)\n\n'
+        'func Serve() {\n\tfmt.Println("serving")\n\thttp.ListenAndServe(":8080", nil)\n}\n\n'
+        'func Other() {\n\tos.Exit(1)\n\t_ = strs.ToUpper("x")\n}\n\n'
+        "func Third() int {\n\treturn 3\n}\n\nfunc Fourth() int {\n\treturn 4\n}\n",
+        'import (\n\t"fmt"\n\t"net/http"\n\t// … lines 6–7 omitted\n)\n',
+    ),
+    "app/serve.py": (
+        "import os\nfrom helpers import (\n    fmt_line,\n    listen,\n    unused_one,\n"
+        "    unused_two,\n)\n\n\ndef serve():\n    fmt_line('serving')\n    listen(8080)\n"
+        "\n\ndef other():\n    os.exit(1)\n\n\ndef third():\n    return 3\n\n\n"
+        "def fourth():\n    return 4\n",
+        "from helpers import (\n    fmt_line,\n    listen,\n    # … lines 5–6 omitted\n)\n",
+    ),
+    "src/serve.rs": (
+        "use std::{\n    fmt,\n    net::TcpListener,\n    env,\n    process,\n};\n\n"
+        'pub fn serve() {\n    let l = TcpListener::bind("x");\n'
+        '    fmt::format(format_args!("serving"));\n}\n\n'
+        "pub fn other() {\n    process::exit(1);\n}\n\npub fn third() -> u8 {\n    3\n}\n\n"
+        "pub fn fourth() -> u8 {\n    4\n}\n",
+        "use std::{\n    fmt,\n    net::TcpListener,\n    // … lines 4–5 omitted\n};\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("path", sorted(GROUPED_IMPORTS))
+def test_focused_keeps_a_grouped_import_around_the_specs_it_keeps(
+    tmp_path: Path, path: str
+) -> None:
+    """Go's `import ( ... )`, Python's `from m import (...)` and Rust's `use a::{...}` over
+    several lines: the kept specs stay inside their opening and closing lines."""
+    text, kept = GROUPED_IMPORTS[path]
+    root = make_repo(tmp_path, {path: text})
+    index = index_repo(root)[0]
+    ranked = next(f for f in rank(index, "serve").files if f.path == path)
+    file = index.files[index.path_ids[path]]
+    shown = render_level(file, text, Level.FOCUSED, ranked.matched_declarations)
+    assert kept in shown, shown

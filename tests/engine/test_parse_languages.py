@@ -170,7 +170,8 @@ GO_DECLARATIONS: list[Row] = [
     ("function", "main", "main", 19, 19, False, 0, ""),
 ]
 
-GO_IMPORTS: list[tuple[str, int]] = [("fmt", 3), ("example.com/mod/pkg", 4), ("os", 6)]
+# a grouped import is one statement: its specs start where `import (` does (line 2)
+GO_IMPORTS: list[tuple[str, int]] = [("fmt", 2), ("example.com/mod/pkg", 2), ("os", 6)]
 
 
 RUST_SOURCE = """\
