@@ -34,12 +34,13 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 FORMAT = "ctxtui-index"
-VERSION = 9
+VERSION = 10
 """Bump when the layout or the meaning of any stored number changes (7: each declaration's
 words and each file's import uses, engine.units; 8: an import line's uses are those of the
 names it binds, engine.import_names; 9: TypeScript files the grammar gave up on are parsed
-again, engine.parse.recover, so caches hold their declarations)."""
-MAGIC = b"CTXTUI\x00\x09"
+again, engine.parse.recover, so caches hold their declarations; 10: a Go grouped import is
+one statement, so its specs' lines, their import uses and the focused estimate change)."""
+MAGIC = b"CTXTUI\x00\x0a"
 """First bytes of a cache file."""
 ALIGN = 64
 """Every array starts at a multiple of this many bytes (cache lines; numpy's own rule)."""
