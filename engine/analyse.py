@@ -2,44 +2,38 @@
 
 This is the unit of work of the first index, run in pool workers (engine.pool). Each process
 keeps one Analyser for its life: a parser, a tokenizer, and its own numbering of index words
-(`TermNumbering`). A file's words leave the process as arrays of those numbers; a word travels
-as text only the first time the process meets it, so the main process renumbers a whole file
-with one array lookup instead of a dict lookup per word, and the workers (on every core) do
-the per-word work. Everything else a file gives the index is made here too: its stored record
-(JSON), its role, its declaration postings and its tokens per line.
+(`TermNumbering`, engine.index_words). A batch's words leave the process as arrays of those
+numbers; a word travels as text only the first time the process meets it, so the main process
+renumbers a whole batch with one array lookup instead of a dict lookup per word, and the
+workers (on every core) do the per-word work. Everything else a file gives the index is made
+here too: its stored record (JSON), its role, its import uses and its tokens per line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import zlib
 from collections import Counter
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from engine.index_words import BatchWords, FileWords, TermNumbering, number_words
 from engine.model import Declaration, ParsedFile, SkippedFile, SkipReason, SourceFile
-from engine.words import IDENTIFIER, identifier_words, identifiers, normalise_part
+from engine.words import identifiers
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
-
     import numpy as np
     import numpy.typing as npt
 
     from engine.parse.extract import SourceParser
     from engine.tokens import Tokenizer
-    from engine.units import UnitWords
 
 
 IDENTIFIER_CACHE_LIMIT = 300_000
 """Identifiers remembered per process before that cache starts again (bounds memory)."""
-PART_CACHE_LIMIT = 200_000
-"""Identifier parts whose normalised word a process remembers."""
 ANALYSIS_TIME_LIMIT = 2.0
 """CPU seconds the parser may spend on one file's declarations before the file is indexed as
 plain text. The slowest of the 60,364 source files of the DEV checkouts (clap's 223 KB
@@ -80,26 +74,8 @@ class Analysis:
     imports: bytes
     """Imports as written, stored as engine.tables.encode_imports stores them (no targets:
     they are resolved once every file is known)."""
-    terms: npt.NDArray[np.int32]
-    """Term id of each term row, in the numbering of the process that analysed the file
-    (the main process renumbers a batch's at once: engine.fresh)."""
-    fields: npt.NDArray[np.int8]
-    """Field column (position in FIELDS) of each term row."""
-    counts: npt.NDArray[np.int32]
-    """Occurrences of each term row."""
-    declaration_positions: npt.NDArray[np.int32]
-    """Declaration postings: the declaration (position in the file) of each pair ..."""
-    declaration_terms: npt.NDArray[np.int32]
-    """... and a word of its name (term id), each pair once."""
     line_prefix: npt.NDArray[np.int32]
     """Prefix sums of tokens per line, starting with 0."""
-    unit_terms: npt.NDArray[np.int32]
-    """Each declaration's distinct words (engine.units), declarations in order: term ids,
-    numbered like `terms`."""
-    unit_tf: npt.NDArray[np.uint8]
-    """Their occurrences per field (name, header, body), shape (len(unit_terms), 3)."""
-    unit_rows: npt.NDArray[np.int32]
-    """How many of unit_terms belong to each declaration."""
     uses: bytes
     """Which declarations use each import line (engine.units.encode_import_uses)."""
 
@@ -182,43 +158,35 @@ class Analysed:
     """Words of each declaration, one file after another."""
 
     @classmethod
-    def of(cls, analyses: list[Analysis]) -> Analysed:
-        """Join the analyses of a batch."""
+    def of(cls, analyses: list[Analysis], words: BatchWords) -> Analysed:
+        """Join the analyses of a batch and the words `number_words` numbered for them."""
         import numpy as np  # deliberate: numpy loads with the analysis
 
-        from engine.model import FIELDS
-
-        body = FIELDS.index("body")
-
-        def joined(name: str, dtype: Any, width: int = 0) -> npt.NDArray[Any]:
-            parts = [getattr(a, name) for a in analyses]
-            if not parts:
-                return np.zeros((0, width) if width else 0, dtype=dtype)
-            return np.concatenate(parts).astype(dtype, copy=False)
-
+        prefixes = [a.line_prefix for a in analyses]
+        line_prefix = np.concatenate(prefixes) if prefixes else np.zeros(0, dtype=np.int32)
         return cls(
             paths=[a.path for a in analyses],
             languages=[a.language for a in analyses],
             columns={name: [getattr(a, name) for a in analyses] for name in FILE_COLUMNS},
             sha1=b"".join(bytes.fromhex(a.sha1) for a in analyses),
-            body_length=[float(a.counts[a.fields == body].sum()) for a in analyses],
+            body_length=words.body_length,
             records=[zlib.compress(a.record, RECORD_COMPRESSION) for a in analyses],
             imports=[a.imports for a in analyses],
             uses=[a.uses for a in analyses],
-            term_rows=[len(a.terms) for a in analyses],
-            terms=joined("terms", np.int32),
-            fields=joined("fields", np.int8),
-            counts=joined("counts", np.int32),
-            declaration_rows=[len(a.declaration_terms) for a in analyses],
-            declaration_positions=joined("declaration_positions", np.int32),
-            declaration_terms=joined("declaration_terms", np.int32),
-            line_rows=[len(a.line_prefix) for a in analyses],
-            line_prefix=joined("line_prefix", np.int32),
-            unit_words=[len(a.unit_terms) for a in analyses],
-            unit_declarations=[len(a.unit_rows) for a in analyses],
-            unit_terms=joined("unit_terms", np.int32),
-            unit_tf=joined("unit_tf", np.uint8, 3),
-            unit_rows=joined("unit_rows", np.int32),
+            term_rows=words.term_rows,
+            terms=words.terms,
+            fields=words.fields,
+            counts=words.counts,
+            declaration_rows=words.declaration_rows,
+            declaration_positions=words.declaration_positions,
+            declaration_terms=words.declaration_terms,
+            line_rows=[len(prefix) for prefix in prefixes],
+            line_prefix=line_prefix.astype(np.int32, copy=False),
+            unit_words=words.unit_words,
+            unit_declarations=words.unit_declarations,
+            unit_terms=words.unit_terms,
+            unit_tf=words.unit_tf,
+            unit_rows=words.unit_rows,
         )
 
 
@@ -234,75 +202,6 @@ class Batch:
     """The files analysed, in the batch's order."""
     skipped: list[SkippedFile]
     """The files left out (binary, unreadable, ...), in the batch's order."""
-
-
-class TermNumbering:
-    """One process's numbering of index words, and its memory of identifiers already split.
-
-    Ids are given in the order words are first met; `new_words` hands over the words
-    numbered since it was last called, so a reader that applies them in order knows every id.
-    """
-
-    def __init__(self) -> None:
-        self.key = secrets.token_hex(8)
-        """Tells this numbering from another process's."""
-        self.words: list[str] = []
-        """Id -> word."""
-        self.ids: dict[str, int] = {}
-        """Word -> id."""
-        self.identifiers: dict[str, tuple[int, ...]] = {}
-        """Identifier -> ids of its index words."""
-        self.normalise: Callable[[str], str | None] = lru_cache(PART_CACHE_LIMIT)(normalise_part)
-        """normalise_part, remembering (stemming is the costly step; parts repeat a lot)."""
-        self._sent = 0
-
-    def new_words(self) -> list[str]:
-        """Words numbered since the last call, in id order."""
-        fresh = self.words[self._sent :]
-        self._sent = len(self.words)
-        return fresh
-
-    def count(self, texts: Iterable[str]) -> Counter[int]:
-        """Count the index words of texts (ids); each distinct identifier is split once."""
-        return self.count_identifiers(list(chain.from_iterable(map(identifiers, texts))))
-
-    def count_identifiers(self, found: list[str]) -> Counter[int]:
-        """Count the index words of identifiers already found (ids)."""
-        tally = Counter(found)
-        self.learn(tally)
-        return self.count_tally(tally)
-
-    def count_tally(self, tally: Mapping[str, int]) -> Counter[int]:
-        """Count the index words of counted identifiers, all learned (ids).
-
-        Each distinct identifier's words are added once, times its count: the same counts,
-        in the same order (of first occurrence), as counting word by word, with a quarter
-        less work on a source file, whose identifiers repeat.
-        """
-        known = self.identifiers
-        counts: dict[int, int] = {}
-        get = counts.get
-        for identifier, n in tally.items():
-            for term in known[identifier]:
-                counts[term] = get(term, 0) + n
-        return Counter(counts)
-
-    def learn(self, found: Iterable[str]) -> None:
-        """Split and number the identifiers of `found` not met before (`identifiers`)."""
-        known = self.identifiers
-        for identifier in set(found).difference(known):  # in C: the set against the dict
-            known[identifier] = self._number(identifier_words(identifier, self.normalise))
-
-    def _number(self, words: list[str]) -> tuple[int, ...]:
-        ids = self.ids
-        numbered = []
-        for word in words:
-            term = ids.get(word)
-            if term is None:
-                term = ids[word] = len(self.words)
-                self.words.append(word)
-            numbered.append(term)
-        return tuple(numbered)
 
 
 @dataclass(slots=True)
@@ -327,12 +226,15 @@ class Analyser:
 
 
 def analyse_batch(root: str, sources: list[SourceFile], analyser: Analyser) -> Batch:
-    """Analyse files with one analyser; the batch carries the words it numbered meanwhile."""
+    """Analyse files with one analyser, then number the words of them all at once; the
+    batch carries the words it numbered meanwhile."""
     results = [analyse_file(root, source, analyser) for source in sources]
+    analysed = [r for r in results if not isinstance(r, SkippedFile)]
     numbering = analyser.numbering
-    analysed = Analysed.of([r for r in results if isinstance(r, Analysis)])
+    words = number_words([w for _, w in analysed], numbering, IDENTIFIER_CACHE_LIMIT)
+    joined = Analysed.of([a for a, _ in analysed], words)
     skipped = [r for r in results if isinstance(r, SkippedFile)]
-    return Batch(numbering.key, numbering.new_words(), analysed, skipped)
+    return Batch(numbering.key, numbering.new_words(), joined, skipped)
 
 
 def read_source(root: str, source: SourceFile) -> bytes | SkippedFile:
@@ -353,9 +255,11 @@ def sha1_of(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
-def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis | SkippedFile:
-    """Read, sniff, decode and parse one file, and number its words. Never raises for a
-    bad file."""
+def analyse_file(
+    root: str, source: SourceFile, analyser: Analyser
+) -> tuple[Analysis, FileWords] | SkippedFile:
+    """Read, sniff, decode and parse one file, and find its identifiers (`analyse_batch`
+    numbers them). Never raises for a bad file."""
     from engine.skip_rules import is_generated, sniff_content  # deliberate: keeps import light
 
     data = read_source(root, source)
@@ -386,45 +290,44 @@ def analyse_file(root: str, source: SourceFile, analyser: Analyser) -> Analysis 
         generated=is_generated(text[:2000]),
         too_slow=structure.timed_out,
     )
-    parsed, tally, units = _with_units(parsed, text, analyser.numbering)
-    return describe(_with_level_costs(parsed, prefix), tally, analyser.numbering, prefix, units)
+    parsed, words = _with_words(parsed, text)
+    return describe(_with_level_costs(parsed, prefix), prefix), words
 
 
-def _with_units(
-    parsed: ParsedFile, text: str, numbering: TermNumbering
-) -> tuple[ParsedFile, Counter[str], UnitWords[int]]:
-    """The file's identifiers (each with its count, in order of first occurrence), each
-    declaration's own words, and which declarations use each import line."""
+def _with_words(parsed: ParsedFile, text: str) -> tuple[ParsedFile, FileWords]:
+    """The file's identifiers by field and by declaration, and which declarations use each
+    import line."""
     from engine.focus import header_last_lines  # deliberate: see _with_level_costs
     from engine.levels import split_lines
-    from engine.units import file_identifiers, import_uses, numbered_units
+    from engine.units import file_identifiers, import_uses
 
     lines = split_lines(text)
     found = file_identifiers(parsed, text, lines, header_last_lines(parsed))
-    names = [decl.name for decl in parsed.declarations]
-    docs = [decl.doc for decl in parsed.declarations if decl.doc]
-    if len(numbering.identifiers) > IDENTIFIER_CACHE_LIMIT:
-        numbering.identifiers.clear()  # here, so that the file's own stay until it is done
-    tally = Counter(found.everything)  # each distinct identifier once, with its count
-    numbering.learn(chain(tally, *map(identifiers, chain(names, docs))))
-    units = numbered_units(parsed, found, numbering.identifiers)
-    uses = import_uses(parsed, lines, found)
-    return replace(parsed, import_uses=uses), tally, units
+    folder, _, name = parsed.path.rpartition("/")
+    stem_name = name.split(".", 1)[0] if not name.startswith(".") else name
+    decls = parsed.declarations
+    names = [identifiers(d.name) for d in decls]
+    docs = [identifiers(d.doc) if d.doc else [] for d in decls]
+    # FIELDS but the body: name, folders, exported, declarations, docs
+    fields = (
+        identifiers(stem_name),
+        identifiers(folder.replace("/", " ")),
+        [i for d, said in zip(decls, names, strict=True) if d.exported for i in said],
+        [i for d, said in zip(decls, names, strict=True) if not d.exported for i in said],
+        list(chain.from_iterable(docs)),
+    )
+    own = [
+        (said, head + doc, body)
+        for said, doc, (head, body) in zip(names, docs, found.own, strict=True)
+    ]
+    words = FileWords(fields, Counter(found.everything), own)
+    return replace(parsed, import_uses=import_uses(parsed, lines, found)), words
 
 
-def describe(
-    parsed: ParsedFile,
-    tally: Counter[str],
-    numbering: TermNumbering,
-    prefix: npt.NDArray[np.int64],
-    units: UnitWords[int],
-) -> Analysis:
-    """Everything the index stores of a parsed file, its words numbered by `numbering`;
-    `tally` counts every identifier of its text (in order of first occurrence), all learned
-    by `numbering`, as are the identifiers of its declarations' names."""
+def describe(parsed: ParsedFile, prefix: npt.NDArray[np.int64]) -> Analysis:
+    """Everything the index stores of a parsed file but its words (`number_words`)."""
     import numpy as np  # deliberate: numpy loads with the analysis
 
-    from engine.model import FIELDS
     from engine.roles import classify
     from engine.tables import (
         FLAG_GENERATED,
@@ -436,27 +339,6 @@ def describe(
     )
     from engine.units import encode_import_uses
 
-    folder, _, name = parsed.path.rpartition("/")
-    stem_name = name.split(".", 1)[0] if not name.startswith(".") else name
-    exported = [d.name for d in parsed.declarations if d.exported]
-    others = [d.name for d in parsed.declarations if not d.exported]
-    fields: dict[str, Counter[int]] = {
-        "name": numbering.count([stem_name]),
-        "folders": numbering.count([folder.replace("/", " ")]),
-        "exported": numbering.count(exported),
-        "declarations": numbering.count(others),
-        "docs": numbering.count(d.doc for d in parsed.declarations if d.doc),
-        "body": numbering.count_tally(tally),  # learned by _with_units: not again
-    }
-    columns = [fields[f] for f in FIELDS]
-    rows = sum(len(c) for c in columns)
-    known = numbering.identifiers
-    positions: list[int] = []
-    terms: list[int] = []
-    for position, decl in enumerate(parsed.declarations):
-        for term in set(chain.from_iterable(known[i] for i in IDENTIFIER.findall(decl.name))):
-            positions.append(position)
-            terms.append(term)
     return Analysis(
         path=parsed.path,
         language=parsed.language,
@@ -475,15 +357,7 @@ def describe(
         sha1=parsed.sha1,
         record=encode_declarations(parsed.declarations),
         imports=encode_imports(parsed.imports),
-        terms=np.fromiter(chain.from_iterable(columns), np.int32, rows),
-        fields=np.repeat(np.arange(len(FIELDS), dtype=np.int8), [len(c) for c in columns]),
-        counts=np.fromiter(chain.from_iterable(c.values() for c in columns), np.int32, rows),
-        declaration_positions=np.array(positions, dtype=np.int32),
-        declaration_terms=np.array(terms, dtype=np.int32),
         line_prefix=prefix.astype(np.int32),
-        unit_terms=np.asarray(units.words, dtype=np.int32),
-        unit_tf=units.tf,
-        unit_rows=units.rows,
         uses=encode_import_uses(parsed.import_uses),
     )
 

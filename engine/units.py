@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain
+from itertools import accumulate
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from engine.heap import give_back_memory
@@ -46,8 +46,8 @@ class UnitWords(Generic[Word]):
     and how often each field has them."""
 
     words: list[Word] | npt.NDArray[np.int32]
-    """Distinct index words of each declaration, concatenated in declaration order (an
-    array of term ids from `numbered_units`)."""
+    """Distinct index words of each declaration, concatenated in declaration order (the
+    indexer's are term ids: engine.index_words)."""
     tf: npt.NDArray[np.uint8]
     """Occurrences of each of those words per field (UNIT_FIELDS), shape (len(words), 3),
     saturating at 255."""
@@ -172,62 +172,6 @@ def analyse_units(
     tf = np.minimum(np.array(counts, dtype=np.int64).reshape(-1, 3), ceiling).astype(np.uint8)
     units = UnitWords(words, tf, np.array(rows, dtype=np.int32))
     return units, import_uses(file, lines, found)
-
-
-def numbered_units(
-    file: ParsedFile, found: FileIdentifiers, known: Mapping[str, Sequence[int]]
-) -> UnitWords[int]:
-    """`analyse_units`' words, for an indexer whose numbering already holds every identifier
-    of the file: the same words in the same order with the same counts, in a few array
-    operations a file instead of a Counter per field of every declaration (a quarter of
-    the analysis' Python time on the 16k tree).
-
-    Args:
-        file: the parsed file (its declarations).
-        found: its identifiers by declaration (`file_identifiers`).
-        known: identifier -> its index words' ids, for every identifier of the file and of
-            its declarations' names and doc sentences.
-    """
-    import numpy as np  # deliberate: numpy loads with the index
-
-    sizes: list[int] = []
-    every: list[str] = []
-    for decl, (head, body) in zip(file.declarations, found.own, strict=True):
-        name, doc = identifiers(decl.name), identifiers(decl.doc) if decl.doc else []
-        every += name
-        every += head
-        every += doc
-        every += body
-        sizes += (len(name), len(head) + len(doc), len(body))
-    declarations = len(file.declarations)
-    per_identifier = list(map(known.__getitem__, every))
-    lengths = np.fromiter(map(len, per_identifier), np.int64, len(per_identifier))
-    total = int(lengths.sum())
-    if not total:
-        return UnitWords([], np.zeros((0, 3), np.uint8), np.zeros(declarations, np.int32))
-    word = np.fromiter(chain.from_iterable(per_identifier), np.int64, total)
-    # the field (declaration x 3 + field) of every word, in the order analyse_units meets them
-    segment = np.repeat(np.repeat(np.arange(3 * declarations, dtype=np.int64), sizes), lengths)
-    owner = segment // 3
-    key = owner * (int(word.max()) + 1) + word
-    # distinct (declaration, word) pairs by a stable sort, not np.unique: that imports
-    # numpy.ma on first use (50-120 ms), which a one-process refresh would pay
-    order = np.argsort(key, kind="stable")
-    ordered = key[order]
-    starts = np.ones(total, dtype=bool)
-    starts[1:] = ordered[1:] != ordered[:-1]
-    group = np.cumsum(starts) - 1
-    pair = np.empty(total, dtype=np.int64)
-    pair[order] = group
-    first = order[starts]  # each pair's first occurrence (the sort is stable)
-    tf = np.bincount(pair * 3 + segment % 3, minlength=3 * len(first)).reshape(-1, 3)
-    by_first = np.argsort(first)  # pairs as analyse_units lists them: by first occurrence
-    ceiling = np.iinfo(np.uint8).max
-    return UnitWords(
-        word[first[by_first]].astype(np.int32),
-        np.minimum(tf[by_first], ceiling).astype(np.uint8),
-        np.bincount(owner[first], minlength=declarations).astype(np.int32),
-    )
 
 
 def import_uses(

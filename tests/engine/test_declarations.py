@@ -235,38 +235,6 @@ def test_import_lines_know_which_declarations_use_them() -> None:
     assert by_line == {1: ((1,), ()), 2: ((), (1,))}
 
 
-@pytest.mark.parametrize(
-    "name, text",
-    [
-        ("console.py", CONSOLE),
-        ("box.py", BOX),
-        ("empty.py", ""),
-        ("doc.md", "# Install guide\n\nRun make install.\n\n## On Linux\n\nUse apt.\n"),
-        ("stop.md", "# A\n\nB c.\n"),  # declarations with no index word at all
-    ],
-)
-def test_numbered_units_give_the_words_analyse_units_gives(name: str, text: str) -> None:
-    """The indexer's array path is analyse_units' output in term ids: same words, same order,
-    same counts (the cache, and so every ranking, stays byte for byte the same)."""
-    from engine.analyse import TermNumbering
-    from engine.parse.extract import SourceParser
-    from engine.units import numbered_units
-
-    language = "python" if name.endswith(".py") else "markdown"
-    structure = SourceParser().parse(text, language, name)
-    parsed = ParsedFile(name, language, len(text), 0, "0" * 40, 0, 0, structure.declarations,
-                        structure.imports)  # fmt: skip
-    lines = split_lines(text)
-    found = file_identifiers(parsed, text, lines, header_last_lines(parsed))
-    numbering = TermNumbering()
-    expected, _ = analyse_units(parsed, found, lines, numbering.count_identifiers)
-    got = numbered_units(parsed, found, numbering.identifiers)
-    assert list(got.words) == list(expected.words)
-    assert got.tf.dtype == expected.tf.dtype and got.tf.tolist() == expected.tf.tolist()
-    assert got.rows.tolist() == expected.rows.tolist()
-    assert got.tf.shape == expected.tf.shape
-
-
 def _parsed_uses(name: str, language: str, text: str) -> dict[int, tuple[int, ...]]:
     """Import line -> positions of the declarations whose code uses it, through the real
     parser and analyse_units as the indexer calls them."""
