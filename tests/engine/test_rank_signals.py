@@ -163,9 +163,13 @@ def test_the_scope_is_an_area_of_the_tree(tmp_path: Path) -> None:
     area = {"router/trie.py", "router/static.py", "router/params.py"}
     question = "fix(router): the wildcard route takes a child node"
     assert set(paths(rank(index, question))[:3]) == area
-    off = dataclasses.replace(DEFAULT_WEIGHTS, scope_path=0.0)
+    # the first stage's own signal, before the learned re-rank (which reads folders too)
+    first_stage = dataclasses.replace(DEFAULT_WEIGHTS, rerank=())
+    assert set(paths(rank(index, question, weights=first_stage))[:3]) == area
+    off = dataclasses.replace(first_stage, scope_path=0.0)
     assert paths(rank(index, question, weights=off))[1] == "app.py"
-    assert paths(rank(index, "the wildcard route takes a child node in the router"))[1] == "app.py"
+    plain = "the wildcard route takes a child node in the router"
+    assert paths(rank(index, plain, weights=first_stage))[1] == "app.py"
 
 
 @pytest.mark.parametrize(

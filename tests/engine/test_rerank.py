@@ -1,0 +1,93 @@
+"""The learned re-rank of the best files (engine.rerank, `RankWeights.rerank`): it re-sorts the
+first stage's best files by a linear model over their features, keeps the score values in
+order, is exactly the first stage when its weights are empty, and never loses a named file."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+from conftest import make_repo
+from index_support import index_repo
+
+from engine.model import Index, Ranking
+from engine.query import analyse_query
+from engine.rank import DEFAULT_WEIGHTS, candidate_features, rank
+from engine.rerank import FEATURES
+
+FIRST_STAGE = dataclasses.replace(DEFAULT_WEIGHTS, rerank=())
+REPO = {
+    # says "invoice" and "rounding" most, in its docstring (the docs field) and body
+    "notes/ledger.py": (
+        "def ledger():\n"
+        '    """invoice rounding invoice rounding invoice rounding invoice rounding."""\n'
+        "    return 'invoice rounding invoice rounding'\n"
+    ),
+    # declares the invoice's rounding: the name field holds the question's words
+    "billing/invoice_rounding.py": "def round_invoice(total):\n    return round(total, 2)\n",
+    "billing/tax.py": "def tax(total):\n    return total * 0.2\n",
+    "README.md": "# Shop\n\nInvoices are rounded to cents.\n",
+}
+
+
+def paths(ranking: Ranking) -> list[str]:
+    return [f.path for f in ranking.files]
+
+
+def shop(tmp_path: Path) -> Index:
+    return index_repo(make_repo(tmp_path / "shop", REPO))[0]
+
+
+def only(feature: str, weight: float) -> tuple[float, ...]:
+    return tuple(weight if name == feature else 0.0 for name in FEATURES)
+
+
+def test_the_shipped_model_has_one_weight_per_feature_and_ignores_mentions() -> None:
+    assert len(DEFAULT_WEIGHTS.rerank) == len(FEATURES)
+    assert any(DEFAULT_WEIGHTS.rerank)
+    assert DEFAULT_WEIGHTS.rerank[FEATURES.index("mentioned")] == 0.0
+
+
+def test_the_model_re_sorts_the_best_files_and_keeps_the_scores_in_order(
+    tmp_path: Path,
+) -> None:
+    index = shop(tmp_path)
+    question = "invoice rounding"
+    first = rank(index, question, weights=FIRST_STAGE)
+    assert paths(first)[0] == "billing/invoice_rounding.py"
+    by_doc = dataclasses.replace(DEFAULT_WEIGHTS, rerank=only("share_docs", 5.0))
+    moved = rank(index, question, weights=by_doc)
+    assert paths(moved)[0] == "notes/ledger.py"
+    assert sorted(paths(moved)) == sorted(paths(first))  # the same files, re-sorted
+    scores = [f.score for f in moved.files]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_empty_or_zero_weights_are_the_first_stage_exactly(tmp_path: Path) -> None:
+    index = shop(tmp_path)
+    for question in ("invoice rounding", "tax total", "where are invoices rounded"):
+        first = rank(index, question, weights=FIRST_STAGE)
+        zero = dataclasses.replace(DEFAULT_WEIGHTS, rerank=(0.0,) * len(FEATURES))
+        again = rank(index, question, weights=zero)
+        assert paths(again) == paths(first)
+        assert [f.score for f in again.files] == [f.score for f in first.files]
+
+
+def test_features_are_finite_on_odd_questions_and_files(tmp_path: Path) -> None:
+    repo = dict(
+        REPO, **{"empty.py": "", "one.py": "x = 1\n", "ünïcode/naïve.py": "def café(): pass\n"}
+    )
+    index = index_repo(make_repo(tmp_path / "odd", repo))[0]
+    for question in ("invoice", "x", "?!", "café naïve", "invoice " * 200, ""):
+        top, scores, features = candidate_features(index, question)
+        assert features.shape == (len(top), len(FEATURES))
+        assert np.isfinite(features).all() and np.isfinite(scores).all()
+        rank(index, question)  # and the shipped model ranks them without an error
+
+
+def test_a_file_the_question_names_stays_first(tmp_path: Path) -> None:
+    index = shop(tmp_path)
+    question = "why does billing/tax.py round the invoice total"
+    assert analyse_query(index, question, FIRST_STAGE.query_weights()).mentioned
+    assert paths(rank(index, question))[0] == "billing/tax.py"
