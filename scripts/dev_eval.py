@@ -3,6 +3,7 @@
     .venv/bin/python scripts/dev_eval.py                      # every DEV case, rank + pack
     .venv/bin/python scripts/dev_eval.py --repos hono,gin     # some case files only
     .venv/bin/python scripts/dev_eval.py --out run.jsonl --compare before.jsonl
+    CTXBENCH_CACHE=/tmp/ctxextra .venv/bin/python scripts/dev_eval.py --cases scripts/extra_cases
 
 The metrics are those of shared/bench/score.py (R@1/5/10 over the top 50, MRR, Hit@5, and Pack:
 the share of gold files that the 8,000-token JSON pack holds with code, full or focused); the
@@ -229,13 +230,19 @@ def read_rows(path: Path) -> dict[str, dict[str, float]]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repos", help="comma list of case files (stems) to keep")
+    parser.add_argument(
+        "--cases",
+        type=Path,
+        default=BENCH / "cases",
+        help="a folder of case files (default DEV; scripts/extra_cases: the second held-out set)",
+    )
     parser.add_argument("--no-pack", action="store_true", help="ranking metrics only")
     parser.add_argument("-b", "--budget", type=int, default=8000)
     parser.add_argument("--out", type=Path, help="write per-case rows (JSON lines) here")
     parser.add_argument("--compare", type=Path, help="an earlier --out file: print deltas")
     args = parser.parse_args(argv)
     files = tuple(args.repos.split(",")) if args.repos else ()
-    cases = load_cases(files=files)
+    cases = load_cases(args.cases, files=files)
     workspaces = load(cases)
     rows = evaluate(
         cases, workspaces, pack_fn=None if args.no_pack else default_pack, budget=args.budget

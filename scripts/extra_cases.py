@@ -1,0 +1,141 @@
+"""Build the second held-out set: DEV's recipe applied to repositories outside DEV.
+
+    python3 scripts/extra_cases.py [--per-repo 12] [--mirrors DIR] [--out DIR]
+    CTXBENCH_CACHE=/tmp/ctxextra python3 ../shared/bench/materialise.py scripts/extra_cases/
+    CTXBENCH_CACHE=/tmp/ctxextra .venv/bin/python scripts/dev_eval.py --cases scripts/extra_cases
+
+The recipe of shared/bench/README.md: a case is a real change (a non-merge commit on the first-
+parent line that only modifies files, at most ten), its `commit` the parent (the code as it was
+when the question arose), its gold the one to four non-test source files it changed, its
+question the commit message with trailers, pull-request numbers and the changed files' names and
+paths removed. Releases, version bumps, dependency updates, reverts and messages under five
+words are skipped. Each repository's candidates (newest first, at most 4,000) are sampled evenly,
+`--per-repo` of them, so the set spans each history. Nothing is chosen by hand.
+
+No number of the ranking was chosen on this set: it judged the learned re-rank once (issue 11,
+`RankWeights` session 12). Use it to accept or reject, never to tune; a change tuned on it makes
+it one more DEV.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+REPOS = {
+    "BurntSushi/ripgrep": "rust",
+    "Textualize/rich": "python",
+    "axios/axios": "javascript",
+    "excalidraw/excalidraw": "typescript",
+    "fastapi/fastapi": "python",
+    "gohugoio/hugo": "go",
+    "prometheus/prometheus": "go",
+    "psf/requests": "python",
+    "pydantic/pydantic": "python",
+    "tokio-rs/tokio": "rust",
+    "trpc/trpc": "typescript",
+    "vuejs/core": "typescript",
+}
+SOURCE = re.compile(r"\.(py|pyi|js|mjs|cjs|jsx|ts|tsx|mts|go|rs|java|vue)$")
+TEST = re.compile(
+    r"(^|/)(tests?|__tests__|spec|specs|testdata|testing|fixtures?|benches|e2e)/|_test\.go$"
+    r"|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[jt]sx?$|(^|/)conftest\.py$"
+)
+SKIP_SUBJECT = re.compile(
+    r"^(merge|bump|release|v?\d+\.\d|chore\(deps|build\(deps|chore: release|revert"
+    r"|update dependency|\[ci\]|ci:)",
+    re.IGNORECASE,
+)
+TRAILER = re.compile(
+    r"^(co-authored-by|signed-off-by|reviewed-by|cc|fixes|closes|close|resolves|ref|refs):.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+POOL = 4000
+
+
+def git(mirrors: Path, repo: str, *args: str) -> str:
+    git_dir = mirrors / repo.replace("/", "+") / "repo"
+    return subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=True,
+    ).stdout
+
+
+def changes(mirrors: Path, repo: str) -> Iterator[tuple[str, str, list[str], list[str]]]:
+    """(commit, parent, gold, changed files) of each commit that only modifies files."""
+    log = git(
+        mirrors, repo, "log", "--no-merges", "--first-parent", "--format=%x00%H %P",
+        "--name-status", "--no-renames", "HEAD",
+    )  # fmt: skip
+    for block in log.split("\x00")[1:]:
+        head, *lines = block.strip().split("\n")
+        commit_parent = head.split()
+        if len(commit_parent) != 2:
+            continue
+        files = []
+        for line in filter(str.strip, lines):
+            status, *paths = line.split("\t")
+            if status != "M":  # the gold must exist at the parent: modified files only
+                break
+            files.append(paths[-1])
+        else:
+            gold = [f for f in files if SOURCE.search(f) and not TEST.search(f)]
+            if files and len(files) <= 10 and 1 <= len(gold) <= 4:
+                yield commit_parent[0], commit_parent[1], gold, files
+
+
+def question(message: str, files: list[str]) -> str:
+    """The message without trailers, pull-request numbers and the changed files' names."""
+    text = re.sub(r"\s*\(#\d+\)", "", TRAILER.sub("", message))
+    for path in sorted(files, key=len, reverse=True):
+        for name in (path, os.path.basename(path)):
+            text = re.sub(r"`?" + re.escape(name) + r"`?", "", text)
+    return re.sub(r"[ \t]+\n", "\n", text).strip()
+
+
+def cases(mirrors: Path, repo: str, lang: str, per_repo: int) -> list[dict[str, object]]:
+    pool = []
+    for commit, parent, gold, files in changes(mirrors, repo):
+        message = git(mirrors, repo, "log", "-1", "--format=%B", commit)
+        if SKIP_SUBJECT.search(message.strip().split("\n")[0]):
+            continue
+        text = question(message, files)
+        if len(re.findall(r"[A-Za-z]{2,}", text)) >= 5:
+            pool.append((commit, parent, gold, text))
+        if len(pool) >= POOL:
+            break
+    step = max(1, len(pool) // per_repo)
+    name = repo.split("/")[1]
+    return [
+        {"id": f"{name}-{commit[:10]}", "repo": repo, "commit": parent, "query": text,
+         "gold": gold, "source": "commit", "lang": lang}
+        for commit, parent, gold, text in pool[::step][:per_repo]
+    ]  # fmt: skip
+
+
+def main() -> int:
+    here = Path(__file__).resolve().parent
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-repo", type=int, default=12)
+    parser.add_argument("--mirrors", type=Path, default=here.parents[1] / ".mirror")
+    parser.add_argument("--out", type=Path, default=here / "extra_cases")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for repo, lang in REPOS.items():
+        made = cases(args.mirrors, repo, lang, args.per_repo)
+        with (args.out / f"{repo.split('/')[1]}.jsonl").open("w", encoding="utf-8") as out:
+            out.writelines(json.dumps(case) + "\n" for case in made)
+        print(f"{repo}: {len(made)} cases")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
