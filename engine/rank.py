@@ -384,7 +384,8 @@ class RankWeights:
     see the record above), rounded to 4 decimals. The weight of `mentioned` (a file the question
     names) is set to 0, not the fitted -1.8: DEV's recipe removes the changed files' names from
     the message, so a file a DEV question names is almost never the answer; a user who names a
-    file wants it, and the mention boost keeps it first."""
+    file wants it: the mention boost lifts it and the re-rank leaves it where it is
+    (engine.rerank.rerank moves only the files the question does not name)."""
     rerank_depth: int = 30
     """How many of the best files the re-rank re-sorts."""
     limit: int = 200

@@ -202,5 +202,8 @@ def rerank(
     x = features(index, analysis, signals, scores, top)
     w = np.asarray(model, dtype=np.float64)
     z = x[:, 0] + x @ w  # (1 + w0) x log ratio + the rest
+    if analysis.mentioned:  # a file the question names keeps its place: the user asked for it
+        movable = ~np.isin(top, np.asarray(analysis.mentioned, dtype=np.int64))
+        top, z = top[movable], z[movable]
     new_order = np.lexsort((np.arange(len(top)), -z))  # ties keep today's order
     scores[top[new_order]] = scores[top].copy()

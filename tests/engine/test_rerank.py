@@ -91,3 +91,16 @@ def test_a_file_the_question_names_stays_first(tmp_path: Path) -> None:
     question = "why does billing/tax.py round the invoice total"
     assert analyse_query(index, question, FIRST_STAGE.query_weights()).mentioned
     assert paths(rank(index, question))[0] == "billing/tax.py"
+
+
+def test_a_named_file_keeps_its_place_whatever_the_model_says(tmp_path: Path) -> None:
+    """The review's case: a named file whose words the question does not use (docs/conf.py in
+    "docs/conf.py blueprint registration") was re-sorted down by the model."""
+    index = shop(tmp_path)
+    question = "invoice rounding as billing/tax.py sees it"
+    named = "billing/tax.py"
+    assert analyse_query(index, question, FIRST_STAGE.query_weights()).mentioned
+    place = paths(rank(index, question, weights=FIRST_STAGE)).index(named)
+    by_coverage = dataclasses.replace(DEFAULT_WEIGHTS, rerank=only("coverage", 50.0))
+    reranked = paths(rank(index, question, weights=by_coverage))
+    assert reranked.index(named) == place
