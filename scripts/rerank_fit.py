@@ -220,41 +220,13 @@ def objective(rows: Sequence[dict[str, float]]) -> float:
     return sum(r[m] for r in rows for m in JUDGED) / max(len(rows), 1)
 
 
-FEATURES_88 = (
-    "log_score_ratio",
-    "coverage",
-    "idf_coverage",
-    "share_name",
-    "share_folders",
-    "share_exported",
-    "share_declarations",
-    "share_docs",
-    "share_body",
-    "scope_path_share",
-    "declaration_share",
-    "graph",
-    "log_prior",
-    "scattered",
-    "log_tokens",
-    "log_declarations",
-    "mentioned",
-    "no_keyword",
-)
+from engine.rerank import FEATURES as _FEATURES  # noqa: E402  (after sys.path is set)
+
+FEATURES_88 = _FEATURES[: _FEATURES.index("no_keyword") + 1]
 """Run 88's features (the ones after them came in run 89)."""
 FEATURE_SETS = {
     "all": None,
-    "fields": (
-        "log_score_ratio",
-        "coverage",
-        "idf_coverage",
-        "share_name",
-        "share_folders",
-        "share_exported",
-        "share_declarations",
-        "share_docs",
-        "share_body",
-        "scope_path_share",
-    ),
+    "fields": _FEATURES[: _FEATURES.index("scope_path_share") + 1],
     "base": tuple(FEATURES_88),
     "structure": (
         "log_score_ratio",
