@@ -1,6 +1,6 @@
-"""Build the second held-out set: DEV's recipe applied to repositories outside DEV.
+"""Build case sets outside DEV by DEV's recipe: EXTRA (held out) and TRAIN (for fitting).
 
-    python3 scripts/extra_cases.py [--per-repo 12] [--mirrors DIR] [--out DIR]
+    python3 scripts/extra_cases.py [--set extra|train] [--per-repo N] [--mirrors DIR] [--out DIR]
     CTXBENCH_CACHE=/tmp/ctxextra python3 ../shared/bench/materialise.py scripts/extra_cases/
     CTXBENCH_CACHE=/tmp/ctxextra .venv/bin/python scripts/dev_eval.py --cases scripts/extra_cases
 
@@ -15,6 +15,12 @@ words are skipped. Each repository's candidates (newest first, at most 4,000) ar
 No number of the ranking was chosen on this set: it judged the learned re-rank once (issue 11,
 `RankWeights` session 12). Use it to accept or reject, never to tune; a change tuned on it makes
 it one more DEV.
+
+TRAIN (`--set train`, cases in `scripts/train_cases/`, 8 per repository) is the same recipe on 25
+more repositories in nine languages (Java, Ruby, PHP, C and C++ besides DEV's five), none of them
+in DEV or EXTRA. It exists so that numbers can be fitted on many repositories instead of DEV's
+eight: fit on DEV + TRAIN, judge on EXTRA. Its repositories were picked for breadth (language,
+size, monorepo or not) before any of them was scored.
 """
 
 from __future__ import annotations
@@ -41,7 +47,38 @@ REPOS = {
     "trpc/trpc": "typescript",
     "vuejs/core": "typescript",
 }
+TRAIN_REPOS = {
+    "pytest-dev/pytest": "python",
+    "encode/httpx": "python",
+    "psf/black": "python",
+    "scrapy/scrapy": "python",
+    "marshmallow-code/marshmallow": "python",
+    "fastify/fastify": "javascript",
+    "chartjs/Chart.js": "javascript",
+    "koajs/koa": "javascript",
+    "vitejs/vite": "typescript",
+    "colinhacks/zod": "typescript",
+    "reduxjs/redux-toolkit": "typescript",
+    "junegunn/fzf": "go",
+    "caddyserver/caddy": "go",
+    "urfave/cli": "go",
+    "sharkdp/bat": "rust",
+    "serde-rs/serde": "rust",
+    "tokio-rs/axum": "rust",
+    "google/gson": "java",
+    "jhy/jsoup": "java",
+    "mockito/mockito": "java",
+    "square/javapoet": "java",
+    "rack/rack": "ruby",
+    "guzzle/guzzle": "php",
+    "jqlang/jq": "c",
+    "fmtlib/fmt": "cpp",
+}
 SOURCE = re.compile(r"\.(py|pyi|js|mjs|cjs|jsx|ts|tsx|mts|go|rs|java|vue)$")
+# TRAIN's languages beyond EXTRA's (EXTRA keeps its own pattern so it rebuilds byte for byte).
+TRAIN_SOURCE = re.compile(
+    r"\.(py|pyi|js|mjs|cjs|jsx|ts|tsx|mts|go|rs|java|vue|kt|rb|php|c|h|cc|cpp|hpp)$"
+)
 TEST = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testdata|testing|fixtures?|benches|e2e)/|_test\.go$"
     r"|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[jt]sx?$|(^|/)conftest\.py$"
@@ -69,7 +106,9 @@ def git(mirrors: Path, repo: str, *args: str) -> str:
     ).stdout
 
 
-def changes(mirrors: Path, repo: str) -> Iterator[tuple[str, str, list[str], list[str]]]:
+def changes(
+    mirrors: Path, repo: str, source: re.Pattern[str]
+) -> Iterator[tuple[str, str, list[str], list[str]]]:
     """(commit, parent, gold, changed files) of each commit that only modifies files."""
     log = git(
         mirrors, repo, "log", "--no-merges", "--first-parent", "--format=%x00%H %P",
@@ -87,7 +126,7 @@ def changes(mirrors: Path, repo: str) -> Iterator[tuple[str, str, list[str], lis
                 break
             files.append(paths[-1])
         else:
-            gold = [f for f in files if SOURCE.search(f) and not TEST.search(f)]
+            gold = [f for f in files if source.search(f) and not TEST.search(f)]
             if files and len(files) <= 10 and 1 <= len(gold) <= 4:
                 yield commit_parent[0], commit_parent[1], gold, files
 
@@ -101,9 +140,11 @@ def question(message: str, files: list[str]) -> str:
     return re.sub(r"[ \t]+\n", "\n", text).strip()
 
 
-def cases(mirrors: Path, repo: str, lang: str, per_repo: int) -> list[dict[str, object]]:
+def cases(
+    mirrors: Path, repo: str, lang: str, per_repo: int, source: re.Pattern[str]
+) -> list[dict[str, object]]:
     pool = []
-    for commit, parent, gold, files in changes(mirrors, repo):
+    for commit, parent, gold, files in changes(mirrors, repo, source):
         message = git(mirrors, repo, "log", "-1", "--format=%B", commit)
         if SKIP_SUBJECT.search(message.strip().split("\n")[0]):
             continue
@@ -124,15 +165,20 @@ def cases(mirrors: Path, repo: str, lang: str, per_repo: int) -> list[dict[str, 
 def main() -> int:
     here = Path(__file__).resolve().parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--per-repo", type=int, default=12)
+    parser.add_argument("--set", choices=("extra", "train"), default="extra")
+    parser.add_argument("--per-repo", type=int)
     parser.add_argument("--mirrors", type=Path, default=here.parents[1] / ".mirror")
-    parser.add_argument("--out", type=Path, default=here / "extra_cases")
+    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    for repo, lang in REPOS.items():
-        made = cases(args.mirrors, repo, lang, args.per_repo)
-        with (args.out / f"{repo.split('/')[1]}.jsonl").open("w", encoding="utf-8") as out:
-            out.writelines(json.dumps(case) + "\n" for case in made)
+    train = args.set == "train"
+    out = args.out or here / f"{args.set}_cases"
+    per_repo = args.per_repo or (8 if train else 12)
+    source = TRAIN_SOURCE if train else SOURCE
+    out.mkdir(parents=True, exist_ok=True)
+    for repo, lang in (TRAIN_REPOS if train else REPOS).items():
+        made = cases(args.mirrors, repo, lang, per_repo, source)
+        with (out / f"{repo.split('/')[1]}.jsonl").open("w", encoding="utf-8") as file:
+            file.writelines(json.dumps(case) + "\n" for case in made)
         print(f"{repo}: {len(made)} cases")
     return 0
 
