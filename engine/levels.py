@@ -106,6 +106,7 @@ def shown_level(
     *,
     line_numbers: bool = False,
     best_lines: int = MATCH_LINES,
+    cost: Callable[[Level, str], int] | None = None,
 ) -> tuple[Level, str, int]:
     """Return the level a file is shown at when `level` is asked for, with its text and
     exact count: `level`, or the richest level above it that costs no more than the cheapest
@@ -115,22 +116,27 @@ def shown_level(
     shows, whoever chose the level (the planner, a key in the app, an MCP call).
 
     Args:
-        count: the exact token count of a text (the pack's tokenizer).
+        count: the exact token count of a text (the pack's tokenizer); the returned count.
+        cost: what a level's text costs where it goes, compared instead of `count` (a pack
+            counts it in its format: JSON escapes every newline and quote, so a richer
+            level's content can cost no more bare and more in JSON).
     """
     shown = render_level(
         file, text, level, matched, line_numbers=line_numbers, best_lines=best_lines
     )
     if level not in LESS_DETAIL:
         return level, shown, count(shown) if shown else 0
-    best = (level, shown, count(shown))
+    price = cost if cost is not None else (lambda _level, content: count(content))
+    best = (level, shown, price(level, shown))
     for richer in LESS_DETAIL[LESS_DETAIL.index(level) + 1 :]:
         content = render_level(
             file, text, richer, matched, line_numbers=line_numbers, best_lines=best_lines
         )
-        tokens = count(content)
-        if tokens <= best[2]:  # a tie shows more for the same price
-            best = (richer, content, tokens)
-    return best
+        price_richer = price(richer, content)
+        if price_richer <= best[2]:  # a tie shows more for the same price
+            best = (richer, content, price_richer)
+    chosen, content, priced = best
+    return chosen, content, priced if cost is None else count(content)
 
 
 def _numbered(width: int, number: int | None, line: str) -> str:

@@ -31,7 +31,7 @@ from engine.model import (
     printable,
 )
 from engine.plan import RICHER, plan
-from engine.render import TokenCounter, render
+from engine.render import TokenCounter, file_cost, render
 
 if TYPE_CHECKING:
     from engine.redact import SecretPolicy
@@ -159,7 +159,7 @@ def pack(
         best = fit(draft, rendered, index, budget, draw, line_numbers)
     fitted, rendered = _exact(*best)
     richer = _richer_where_no_dearer(
-        fitted, index, counter, cached_read, line_numbers, session.overrides
+        fitted, index, counter, cached_read, line_numbers, session.overrides, fmt
     )
     if richer is not fitted:
         # a richer level's text costs no more, but JSON escapes its newlines and quotes and
@@ -310,6 +310,7 @@ def _richer_where_no_dearer(
     read_text: Callable[[str], str],
     line_numbers: bool,
     chosen: Mapping[str, Level] | None = None,
+    fmt: Format = Format.MARKDOWN,
 ) -> Plan:
     """Move each entry whose richer level costs no more, counted exactly, to that level (an
     outline of a hundred signatures can cost more than a focused view, a focused view of a
@@ -319,14 +320,15 @@ def _richer_where_no_dearer(
     counted only when its estimate is a close call, so this rarely reads or counts anything.
     A level the user chose (`chosen`) is settled exactly from that level up
     (engine.levels.shown_level), whatever the estimates said, so that a level set by hand
-    never costs more than a richer one either.
+    never costs more than a richer one either, counted as the pack's format `fmt` carries
+    each level.
     """
     entries = list(current.entries)
     changed = False
     for position, entry in enumerate(entries):
         own = chosen.get(entry.path) if chosen else None
         if own is not None and own is not Level.OFF:
-            moved = _settle_choice(entry, own, index, counter, read_text, line_numbers)
+            moved = _settle_choice(entry, own, index, counter, read_text, line_numbers, fmt)
             changed = changed or moved is not entry
             entries[position] = moved
             continue
@@ -365,9 +367,12 @@ def _settle_choice(
     counter: TokenCounter,
     read_text: Callable[[str], str],
     line_numbers: bool,
+    fmt: Format,
 ) -> PlanEntry:
     """The entry of a file whose level the user chose, at the level shown_level gives that
-    choice (counted exactly); `entry` itself when that is its level already. Nothing is
+    choice (counted exactly, each level as `fmt` carries it, wrapping included: escaping can
+    make a richer level's content dearer in JSON than bare); `entry` itself when that is its
+    level already. Nothing is
     read or counted when every richer level is estimated at more than SURE_DEARER times
     the chosen one's count (a finder glob may set hundreds of files to outline)."""
     if entry.level is own and all(
@@ -382,9 +387,14 @@ def _settle_choice(
         text = read_text(entry.path)
     except OSError:
         return entry  # vanished since indexing: the pack says so at its level
+    file = index.files[entry.file_id]
+
+    def cost(level: Level, content: str) -> int:
+        return file_cost(fmt, entry.path, file.language, level, content, counter)
+
     level, _, tokens = shown_level(
-        index.files[entry.file_id], text, own, entry.matched_declarations, counter.count,
-        line_numbers=line_numbers, best_lines=entry.best_lines,
+        file, text, own, entry.matched_declarations, counter.count,
+        line_numbers=line_numbers, best_lines=entry.best_lines, cost=cost,
     )  # fmt: skip
     if level is entry.level:
         return entry

@@ -12,10 +12,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from engine.levels import line_comment, render_level
-from engine.model import Format, Index, Plan, PlanEntry, Rendered, SecretFound, printable
-from engine.render.to_json import to_json
-from engine.render.to_markdown import to_markdown
-from engine.render.to_xml import to_xml
+from engine.model import (
+    Format,
+    Index,
+    Level,
+    Plan,
+    PlanEntry,
+    Rendered,
+    SecretFound,
+    printable,
+)
+from engine.render.to_json import file_json, to_json
+from engine.render.to_markdown import file_section, to_markdown
+from engine.render.to_xml import file_element, to_xml
 from engine.render.view import FileView, PackView, repo_name
 
 if TYPE_CHECKING:
@@ -28,6 +37,12 @@ FORMATTERS: dict[Format, Callable[[PackView], str]] = {
     Format.JSON: to_json,
 }
 """The formatter of each format."""
+FILE_FORMATTERS: dict[Format, Callable[[FileView], str]] = {
+    Format.MARKDOWN: file_section,
+    Format.XML: file_element,
+    Format.JSON: file_json,
+}
+"""The text one file takes inside a pack of each format (heading and fence, element, object)."""
 
 SETTLE_ROUNDS = 4
 """Format-and-count rounds before searching near the last count; 2 almost always suffice."""
@@ -146,6 +161,19 @@ def _file_view(entry: PlanEntry, index: Index, content: str, counter: TokenCount
     )
 
 
+def file_cost(
+    fmt: Format, path: str, language: str, level: Level, content: str, counter: TokenCounter
+) -> int:
+    """The exact tokens one file's `content` at `level` takes inside a pack of format `fmt`:
+    its content as the format carries it (JSON escapes every newline and quote, XML every
+    angle bracket, Markdown fences it) with the file's own wrapping (path, level, count)."""
+    view = FileView(
+        path=printable(path), language=language, level=level, pinned=False, score=0.0,
+        reasons=(), content=content, tokens=counter.count(content),
+    )  # fmt: skip
+    return counter.count(FILE_FORMATTERS[fmt](view))
+
+
 def settle_total(
     pack: PackView, format_pack: Callable[[PackView], str], counter: TokenCounter
 ) -> tuple[str, int]:
@@ -171,4 +199,4 @@ def settle_total(
     return text, count
 
 
-__all__ = ["FORMATTERS", "TokenCounter", "render", "settle_total"]
+__all__ = ["FILE_FORMATTERS", "FORMATTERS", "TokenCounter", "file_cost", "render", "settle_total"]

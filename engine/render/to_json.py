@@ -26,6 +26,11 @@ def to_json(pack: PackView) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+def file_json(file: FileView) -> str:
+    """One file's object as the pack holds it (one level less indented)."""
+    return json.dumps(_file_object(file), indent=2, ensure_ascii=False)
+
+
 def _file_object(file: FileView) -> dict[str, object]:
     return {
         "path": file.path,

@@ -45,7 +45,7 @@ def to_markdown(pack: PackView) -> str:
     )
     if pack.changes is not None:
         parts.append(_changes_section(pack))
-    parts.extend(_file_section(file) for file in pack.files)
+    parts.extend(file_section(file) for file in pack.files)
     return "\n".join(parts)
 
 
@@ -63,7 +63,8 @@ def _fence(content: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _file_section(file: FileView) -> str:
+def file_section(file: FileView) -> str:
+    """One file's heading, details line and fenced content."""
     details = [file.level.value, f"{file.tokens:,} tokens"]
     if file.pinned:
         details.append("pinned")

@@ -69,7 +69,7 @@ def to_xml(pack: PackView) -> str:
             f"{NOTE_AFTER_INSTRUCTIONS}"
         )
     changes = _changes_element(pack) if pack.changes is not None else ""
-    body = "".join(_file_element(file) for file in pack.files)
+    body = "".join(file_element(file) for file in pack.files)
     return f"<context {head}>\n{lead}\n{changes}{body}</context>\n"
 
 
@@ -100,7 +100,8 @@ def _changed_pairs(path: str, status: str, old_path: str) -> list[tuple[str, str
     return pairs
 
 
-def _file_element(file: FileView) -> str:
+def file_element(file: FileView) -> str:
+    """One file's escaped `<file>` element."""
     pairs = [("path", file.path), ("level", file.level.value), ("tokens", str(file.tokens))]
     if file.pinned:
         pairs.append(("pinned", "true"))

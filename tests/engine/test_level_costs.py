@@ -2,7 +2,8 @@
 fixture language, counted exactly on the rendered pack.
 
 Each fixture file is packed three times in each format, its level chosen by the user as full,
-focused and outline; the tokens the pack spends on it must not grow as the level asks for less.
+focused and outline; the tokens the rendered pack spends on it (its content as the format
+carries it, with its heading, element or object) must not grow as the level asks for less.
 Where an outline (or a focused view) would cost more than a richer level, the pack shows the
 richer, cheaper one, says so by its level and in a note. The files of many one-line
 declarations (tests/level_fixtures.py) are the hard cases: gaps marked between kept one-liners,
@@ -12,6 +13,7 @@ outlines that repeat every line. The MCP tools' single files keep the same contr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,7 @@ from engine.model import Format, Index, Level, Plan, PlanEntry, Session
 from engine.pack import _richer_where_no_dearer, pack
 from engine.plan import plan
 from engine.rank import rank
+from engine.render import render
 
 EXTENSIONS = {
     "python": "py", "javascript": "js", "typescript": "ts", "tsx": "tsx", "go": "go",
@@ -46,10 +49,23 @@ def _documented_functions(count: int) -> str:
     )
 
 
+def _quoted_functions(count: int) -> str:
+    """Documented one-liners returning escaped strings, every other one named for the
+    question "label": bare, the focused view costs less than the outline; in JSON, which
+    escapes every quote and backslash, more (review of stop 22: 513 against 445 tokens)."""
+    return "".join(
+        f'def {"label" if i % 2 == 0 else "idle"}_{i}(): """Return the thing {i}."""; '
+        f'return "\\"q\\" \\\\n"\n'
+        for i in range(count)
+    )
+
+
+QUOTED = "json/quoted.py"
 FILES: dict[str, str | bytes] = {
     **{f"lang/fixture.{EXTENSIONS[lang]}": source for lang, source, _, _ in LANGUAGE_CASES},
     **{f"levels/{path}": text for path, (_, text, _, _) in LEVEL_CASES.items()},
     "billing/rules.py": _documented_functions(60),
+    QUOTED: _quoted_functions(20),
     **tiny_files(),
 }
 
@@ -64,22 +80,33 @@ def _question(index: Index, path: str) -> str:
     """The question a file is packed for: the tiny files' own, else its first two names."""
     if path.startswith("tiny/"):
         return QUESTION
+    if path == QUOTED:
+        return "label"
     return " ".join(d.name for d in index.files[index.path_ids[path]].declarations[:2])
 
 
 def _packed_tokens(
     root: Path, index: Index, path: str, level: Level, fmt: Format = Format.MARKDOWN
-) -> tuple[Level, int, tuple[str, ...]]:
-    """The level and exact tokens of `path` in a pack where the user chose `level` for it,
-    and the pack's notes."""
+) -> tuple[Level, int, tuple[str, ...], int]:
+    """The level of `path` in a pack where the user chose `level` for it, the exact tokens
+    its part of the pack takes rendered in `fmt` (the file alone in a pack), the pack's
+    notes, and what the file would take rendered alone at `level` itself."""
     session = Session(overrides={path: level})
-    ranking = rank(index, _question(index, path) or "fixture", session)
+    question = _question(index, path) or "fixture"
+    ranking = rank(index, question, session)
     packed, _ = pack(
         ranking, index, 50_000, fmt, counter=shared_tokenizer(), session=session,
         read_text=lambda p: read_text(root, p),
     )  # fmt: skip
     entry = next(e for e in packed.entries if e.path == path)
-    return entry.level, entry.tokens, packed.notes
+
+    def alone(shown: PlanEntry) -> int:
+        return render(
+            Plan(question, 50_000, (shown,), 0, True, False), index, fmt,
+            counter=shared_tokenizer(), read_text=lambda p: read_text(root, p),
+        ).tokens  # fmt: skip
+
+    return entry.level, alone(entry), packed.notes, alone(replace(entry, level=level))
 
 
 @pytest.mark.parametrize("fmt", list(Format))
@@ -91,6 +118,8 @@ def test_less_detail_never_costs_more(repo: tuple[Path, Index], path: str, fmt: 
     outline = _packed_tokens(root, index, path, Level.OUTLINE, fmt)
     assert full[0] is Level.FULL
     assert outline[1] <= focused[1] <= full[1], (outline, focused, full)
+    # and a level shown richer than asked costs no more than the asked one would have
+    assert focused[1] <= focused[3] and outline[1] <= outline[3], (outline, focused)
 
 
 @pytest.mark.parametrize("path", sorted(tiny_files()))
@@ -115,15 +144,26 @@ def test_a_level_set_by_hand_costs_no_more_than_a_richer_one(
             assert tokens <= count(render_level(file, text, richer, declarations)), richer
 
 
+@pytest.mark.parametrize("fmt", list(Format))
+def test_a_choice_is_settled_in_the_packs_format(repo: tuple[Path, Index], fmt: Format) -> None:
+    """An outline asked for by hand is shown focused only where the focused view costs no
+    more in the pack's own format: in JSON the escaped quotes make it dearer, so the outline
+    stays; bare (and in Markdown) it is cheaper, so the file is shown focused."""
+    root, index = repo
+    outline = _packed_tokens(root, index, QUOTED, Level.OUTLINE, fmt)
+    focused = _packed_tokens(root, index, QUOTED, Level.FOCUSED, fmt)
+    assert focused[0] is Level.FOCUSED
+    assert outline[1] <= outline[3] and outline[1] <= focused[1], (outline, focused)
+    assert outline[0] is (Level.OUTLINE if fmt is Format.JSON else Level.FOCUSED)
+
+
 def test_a_choice_shown_at_a_richer_level_says_so(repo: tuple[Path, Index]) -> None:
     root, index = repo
     path = "tiny/steps.py"
-    level, tokens, notes = _packed_tokens(root, index, path, Level.OUTLINE)
+    level, _, notes, _ = _packed_tokens(root, index, path, Level.OUTLINE)
     assert level is Level.FOCUSED
-    assert notes == (
-        f"{path}: outline would cost no less than focused ({tokens:,} tokens), "
-        "so it is packed focused",
-    )
+    assert len(notes) == 1
+    assert notes[0].startswith(f"{path}: outline would cost no less than focused (")
     assert _packed_tokens(root, index, path, Level.FULL)[2] == ()
 
 
@@ -140,7 +180,7 @@ def test_an_outline_dearer_than_the_focused_view_is_shown_focused(
     matched = rank(index, "adjust_invoice_rule_7").files[0].matched_declarations
     focused = level_tokens(index, file_id, Level.FOCUSED, matched)
     assert level_tokens(index, file_id, Level.OUTLINE) > 2 * focused  # the case in point
-    level, tokens, _ = _packed_tokens(root, index, path, Level.OUTLINE)
+    level, tokens, _, _ = _packed_tokens(root, index, path, Level.OUTLINE)
     assert level is Level.FOCUSED
     assert tokens < level_tokens(index, file_id, Level.OUTLINE)
 
