@@ -64,6 +64,8 @@ QUESTION_SHARE = 0.25
 """Share of the budget the question quoted at the top of a pack may take; a longer one (a
 pasted log, a whole bug report) is cut in the middle, its start and end kept, so that the
 pack still has room for code and never silently exceeds its budget."""
+NOTE_FILES = 3
+"""Files a note about levels shown richer than set names before it counts the rest."""
 QUESTION_ALLOWANCE = 64
 """Question tokens the planner's header estimate already covers."""
 
@@ -402,15 +404,27 @@ def _settle_choice(
 
 
 def choice_notes(current: Plan, session: Session) -> tuple[str, ...]:
-    """One note per file the user set to a level that is shown at a richer one because that
-    costs no more (the app shows the notes; the command line prints them)."""
-    notes = []
+    """One short note, when files the user set to a level are shown at a richer one because
+    that costs no more (the app notifies it; MCP's pack of the app's selection lists it).
+
+    It names the first NOTE_FILES such files and counts the rest, and carries no token
+    count: the app notifies again only when a note changes, and a count changes with every
+    question (review of stop 22: 40 files gave 40 notes, 3,389 characters, on each question).
+    """
+    moved = []
     for entry in current.entries:
         own = session.overrides.get(entry.path)
         if own is None or own is entry.level or own is Level.OFF:
             continue
-        notes.append(
-            f"{printable(entry.path)}: {own.value} would cost no less than {entry.level.value}"
-            f" ({entry.tokens:,} tokens), so it is packed {entry.level.value}"
+        moved.append((entry.path, own, entry.level))
+    if not moved:
+        return ()
+    if len(moved) == 1:
+        path, own, level = moved[0]
+        return (
+            f"{printable(path)}: {own.value} would cost no less than {level.value}, so it is "
+            f"packed {level.value}",
         )
-    return tuple(notes)
+    named = ", ".join(f"{printable(path)} {level.value}" for path, _, level in moved[:NOTE_FILES])
+    more = f" and {len(moved) - NOTE_FILES} more" if len(moved) > NOTE_FILES else ""
+    return (f"{len(moved)} files you set are packed richer, as that costs no more: {named}{more}",)

@@ -52,7 +52,7 @@ def _documented_functions(count: int) -> str:
 def _quoted_functions(count: int) -> str:
     """Documented one-liners returning escaped strings, every other one named for the
     question "label": bare, the focused view costs less than the outline; in JSON, which
-    escapes every quote and backslash, more (review of stop 22: 513 against 445 tokens)."""
+    escapes every quote and backslash, more (rendered alone: 515 against 447 tokens)."""
     return "".join(
         f'def {"label" if i % 2 == 0 else "idle"}_{i}(): """Return the thing {i}."""; '
         f'return "\\"q\\" \\\\n"\n'
@@ -162,9 +162,36 @@ def test_a_choice_shown_at_a_richer_level_says_so(repo: tuple[Path, Index]) -> N
     path = "tiny/steps.py"
     level, _, notes, _ = _packed_tokens(root, index, path, Level.OUTLINE)
     assert level is Level.FOCUSED
-    assert len(notes) == 1
-    assert notes[0].startswith(f"{path}: outline would cost no less than focused (")
+    assert notes == (f"{path}: outline would cost no less than focused, so it is packed focused",)
     assert _packed_tokens(root, index, path, Level.FULL)[2] == ()
+
+
+def test_many_choices_shown_richer_make_one_short_note_that_does_not_change_per_question(
+    tmp_path: Path,
+) -> None:
+    """40 tiny files set to focused are all packed full (a focused view of three lines costs
+    as much): one note names a few and counts the rest, and it carries nothing that changes
+    with the question, so the app (which notifies when the notes change) does not notify
+    again on every question."""
+    files = {
+        f"pkg/mod{i:02}.py": f"def total_{i}(price, count):\n    return price * count + {i}\n"
+        for i in range(40)
+    }
+    root = make_repo(tmp_path / "repo", files)
+    index = index_repo(root)[0]
+    session = Session(overrides=dict.fromkeys(files, Level.FOCUSED))
+    notes = []
+    for question in ("total price", "count of items times the price"):
+        packed, _ = pack(
+            rank(index, question, session), index, 50_000, Format.JSON,
+            counter=shared_tokenizer(), session=session, read_text=lambda p: read_text(root, p),
+        )  # fmt: skip
+        assert {e.level for e in packed.entries if e.path in files} == {Level.FULL}
+        notes.append(packed.notes)
+    assert len(notes[0]) == 1 and len(notes[0][0]) <= 200, notes[0]
+    assert notes[0][0].startswith("40 files you set are packed richer")
+    assert notes[0][0].endswith("and 37 more")
+    assert notes[1] == notes[0]
 
 
 def test_every_fixture_language_is_covered() -> None:
