@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from engine.explain import TermHits
     from engine.model import Index
-    from engine.query import QueryAnalysis
+    from engine.query import QueryAnalysis, QueryTerm
 
 FEATURES: tuple[str, ...] = (
     "log_score_ratio",
@@ -97,55 +97,20 @@ def features(
     best = float(scores[top[0]]) or 1.0
     out[:, column["log_score_ratio"]] = np.log(np.maximum(scores[top], 1e-300) / best)
 
-    n = len(index.files)
-    ptr = index.postings.ptr
     terms = analysis.terms
-    order = np.argsort(top, kind="stable")
-    sorted_top = top[order]
-    weight_only = np.zeros(k)
-    weighted = np.zeros(k)
-    by_field = np.zeros((k, len(FIELDS)))
-    scope_path = np.zeros(k)
-    rarest = np.zeros(k)
-    rarest_question = 0.0
-    total_weight = total_idf = total_scope = 0.0
-    by_term = np.zeros(len(ptr), dtype=np.float64)
-    for term in terms:
-        df = float(ptr[term.term_id + 1] - ptr[term.term_id])
-        term_idf = float(idf(np.array([df]), n)[0])
-        value = term.weight * term_idf
-        rarest_question = max(rarest_question, term_idf)
-        by_term[term.term_id] += value
-        total_weight += term.weight
-        total_idf += value
-        total_scope += value if term.scope else 0.0
-        hits = signals.per_term.get(term.term_id)
-        if hits is None or len(hits.docs) == 0:
-            continue
-        at = np.searchsorted(hits.docs, sorted_top)
-        found = at < len(hits.docs)
-        found[found] = hits.docs[at[found]] == sorted_top[found]
-        if not found.any():
-            continue
-        rows = order[found]
-        tf = hits.tf[at[found]]
-        weight_only[rows] += term.weight
-        weighted[rows] += value
-        rarest[rows] = np.maximum(rarest[rows], term_idf)
-        by_field[rows] += (tf > 0) * value
-        if term.scope:
-            scope_path[rows] += ((tf[:, 0] > 0) | (tf[:, 1] > 0)) * value
-    if total_weight > 0:
-        out[:, column["coverage"]] = weight_only / total_weight
-    if total_idf > 0:
-        out[:, column["idf_coverage"]] = weighted / total_idf
+    share = _shares(index, signals, top, terms)
+    if share.total_weight > 0:
+        out[:, column["coverage"]] = share.weight_only / share.total_weight
+    if share.total_idf > 0:
+        out[:, column["idf_coverage"]] = share.weighted / share.total_idf
         first = column[f"share_{FIELDS[0]}"]
-        out[:, first : first + len(FIELDS)] = by_field / total_idf
+        out[:, first : first + len(FIELDS)] = share.by_field / share.total_idf
+        order = np.argsort(top, kind="stable")
         held = np.zeros(k)
-        held[order] = best_declaration_share(index, by_term, sorted_top)
-        out[:, column["declaration_share"]] = held / total_idf
-    if total_scope > 0:
-        out[:, column["scope_path_share"]] = scope_path / total_scope
+        held[order] = best_declaration_share(index, share.by_term, top[order])
+        out[:, column["declaration_share"]] = held / share.total_idf
+    if share.total_scope > 0:
+        out[:, column["scope_path_share"]] = share.scope_path / share.total_scope
     if signals.graph is not None:
         out[:, column["graph"]] = signals.graph[top]
     out[:, column["log_prior"]] = np.log(np.maximum(signals.priors[top], 1e-6))
@@ -168,12 +133,93 @@ def features(
         paths = [files[i].path for i in top.tolist()]
     folders = [p.rpartition("/")[0] for p in paths]
     out[:, column["same_folder_as_best"]] = [f == folders[0] for f in folders]
-    if rarest_question > 0:
-        out[:, column["rarest_share"]] = rarest / rarest_question
+    if share.rarest_question > 0:
+        out[:, column["rarest_share"]] = share.rarest / share.rarest_question
     long = math.log1p(len(terms)) / math.log(81.0)  # 80 words: RankWeights.max_query_terms
     for name in ("log_score_ratio", "idf_coverage", "declaration_share"):
         out[:, column[f"long_x_{name}"]] = long * out[:, column[name]]
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Shares:
+    """How the question's words fall on the candidates (rows in `top` order)."""
+
+    weight_only: npt.NDArray[np.float64]
+    """Query weight of the words each candidate has."""
+    weighted: npt.NDArray[np.float64]
+    """Query weight x idf of the words each candidate has."""
+    by_field: npt.NDArray[np.float64]
+    """The same per field that holds the word, shape (candidates, len(FIELDS))."""
+    scope_path: npt.NDArray[np.float64]
+    """Weight x idf of the scope words in each candidate's name or folders."""
+    rarest: npt.NDArray[np.float64]
+    """The largest idf among each candidate's words."""
+    by_term: npt.NDArray[np.float64]
+    """Weight x idf per term id (0 for a word not asked)."""
+    total_weight: float
+    """Query weight of all the question's words."""
+    total_idf: float
+    """Query weight x idf of all the question's words."""
+    total_scope: float
+    """Query weight x idf of the question's scope words."""
+    rarest_question: float
+    """The largest idf among the question's words."""
+
+
+def _shares(
+    index: Index, signals: Signals, top: npt.NDArray[np.int64], terms: tuple[QueryTerm, ...]
+) -> _Shares:
+    """Every word's part in each candidate at once: a (words x candidates) table summed down
+    its words in their order (cumsum adds in order, as the per-word loop this replaces did:
+    the same numbers bit for bit; an absent word adds 0.0, which changes no sum)."""
+    import numpy as np  # deliberate: see candidates
+
+    k, count = len(top), len(terms)
+    ptr = index.postings.ptr
+    ids = np.fromiter((t.term_id for t in terms), dtype=np.int64, count=count)
+    weight = np.fromiter((t.weight for t in terms), dtype=np.float64, count=count)
+    scope = np.fromiter((t.scope for t in terms), dtype=bool, count=count)
+    term_idf = idf((ptr[ids + 1] - ptr[ids]).astype(np.float64), len(index.files))
+    value = weight * term_idf
+    by_term = np.zeros(len(ptr), dtype=np.float64)
+    np.add.at(by_term, ids, value)  # in order, as `+=` word by word
+    total_weight = total_idf = total_scope = rarest_question = 0.0
+    for said in zip(
+        weight.tolist(), value.tolist(), term_idf.tolist(), scope.tolist(), strict=True
+    ):
+        total_weight += said[0]  # word by word, as before: the same sums
+        total_idf += said[1]
+        total_scope += said[1] if said[3] else 0.0
+        rarest_question = max(rarest_question, said[2])
+    found = np.zeros((count, k), dtype=bool)
+    tf = np.zeros((count, k, len(FIELDS)), dtype=np.float32)
+    for j, term_id in enumerate(ids.tolist()):
+        hits = signals.per_term.get(term_id)
+        if hits is None or len(hits.docs) == 0:
+            continue
+        # the candidates in the postings' own dtype: no copy of a long posting list
+        at = np.minimum(hits.docs.searchsorted(top.astype(hits.docs.dtype)), len(hits.docs) - 1)
+        found[j] = hits.docs[at] == top
+        tf[j] = hits.tf[at]
+    has = (tf > 0) & found[:, :, None]
+
+    def summed(parts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        total: npt.NDArray[np.float64] = parts.cumsum(axis=0)[-1] if count else parts.sum(axis=0)
+        return total
+
+    return _Shares(
+        weight_only=summed(found * weight[:, None]),
+        weighted=summed(found * value[:, None]),
+        by_field=summed(has * value[:, None, None]),
+        scope_path=summed((has[:, :, 0] | has[:, :, 1]) * (value * scope)[:, None]),
+        rarest=(found * term_idf[:, None]).max(axis=0, initial=0.0),
+        by_term=by_term,
+        total_weight=total_weight,
+        total_idf=total_idf,
+        total_scope=total_scope,
+        rarest_question=rarest_question,
+    )
 
 
 def _tokens(index: Index, top: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
