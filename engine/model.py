@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # numpy is imported lazily by the modules that build arrays
     import numpy as np
     import numpy.typing as npt
 
+    from engine.declaration_words import DeclarationWords
+
 
 def printable(text: str) -> str:
     """A path or word as it can be shown and counted: bytes of a file name that are not UTF-8
@@ -615,6 +617,10 @@ class UnitIndex:
     at 255, far past where scoring saturates, in one byte each."""
     length: npt.NDArray[np.float32]
     """Words in each declaration's header and body, for length normalisation."""
+    words: DeclarationWords | None = None
+    """The rows grouped by word, for reading only the rows of a question's words; set by a
+    long session once built (engine.declaration_words), None until then (rows are then
+    read file by file, with the same results)."""
 
 
 @dataclass(slots=True)

@@ -609,7 +609,7 @@ def _damp_scattered(
         found = at < len(docs)
         found[found] = docs[at[found]] == huge[found]
         whole += value * found
-    held = best_declaration_share(index, by_term, huge)
+    held = best_declaration_share(index, by_term, huge, ids)
     ratio = np.minimum(held / np.maximum(whole, 1e-12), 1.0)
     scores[huge] *= weights.scattered_floor + (1.0 - weights.scattered_floor) * ratio
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engine.declaration_words import rows_holding
 from engine.model import DeclKind, Index
 from engine.tables import Span, declaration_spans
 
@@ -229,18 +230,28 @@ def score_declarations(
 
 
 def best_declaration_share(
-    index: Index, weights: npt.NDArray[np.float64], files: npt.NDArray[np.int64]
+    index: Index,
+    weights: npt.NDArray[np.float64],
+    files: npt.NDArray[np.int64],
+    terms: npt.NDArray[np.int64] | None = None,
 ) -> npt.NDArray[np.float64]:
-    """Per file of `files` (sorted ids), the most question weight one declaration holds on
-    its own words: the sum of `weights` (indexed by term id) over its distinct words; 0 for a
-    file with no declaration that has a word of the question."""
+    """Per file of `files` (sorted, distinct ids), the most question weight one declaration
+    holds on its own words: the sum of `weights` (indexed by term id) over its distinct words;
+    0 for a file with no declaration that has a word of the question. `terms`, the distinct
+    term ids that `weights` may give a weight to, spares looking for them."""
     import numpy as np  # deliberate: see score_declarations
 
     best = np.zeros(len(files), dtype=np.float64)
     units = index.units
     if units is None or len(units.terms) == 0 or len(files) == 0:
         return best
-    rows = _rows_of_files(units.file_ptr, units.row_ptr, files)
+    words = units.words  # read once: a long session may set it meanwhile
+    if words is None:
+        rows = _rows_of_files(units.file_ptr, units.row_ptr, files)
+    else:  # the same rows that hold a question word, read from the words' side
+        asked = np.flatnonzero(weights > 0) if terms is None else terms[weights[terms] > 0]
+        starts = units.row_ptr[units.file_ptr[files]]
+        rows = rows_holding(words, asked, starts, units.row_ptr[units.file_ptr[files + 1]])
     row_weight = weights[units.terms[rows]]
     hit = np.flatnonzero(row_weight > 0)
     if len(hit) == 0:

@@ -107,7 +107,8 @@ def features(
         out[:, first : first + len(FIELDS)] = share.by_field / share.total_idf
         order = np.argsort(top, kind="stable")
         held = np.zeros(k)
-        held[order] = best_declaration_share(index, share.by_term, top[order])
+        asked = np.array([term.term_id for term in terms], dtype=np.int64)
+        held[order] = best_declaration_share(index, share.by_term, top[order], asked)
         out[:, column["declaration_share"]] = held / share.total_idf
     if share.total_scope > 0:
         out[:, column["scope_path_share"]] = share.scope_path / share.total_scope

@@ -114,6 +114,7 @@ def typing_figures(
     figures: dict[str, list[float]] = {"rank": [], "plan": [], "pack": []}
     session = Session()
     workspace.tokenizer  # noqa: B018 - load it before timing
+    workspace.prepare_typing()  # as a session has it from shortly after its first key
     for question in questions:
         for end in range(1, len(question) + 1):
             prefix = question[:end]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import engine
+from ctxtui.workspace.keystrokes import WordsInverter
 from ctxtui.workspace.semantic import SemanticStage, semantic_wanted
 from ctxtui.workspace.stopping import StoppableCounter, stoppable_reader
 from engine import (
@@ -191,7 +192,8 @@ class Workspace:
         semantic: SemanticStage | None = None,
     ) -> None:
         self.index = index
-        """The current index; replaced whole by refresh(), never mutated."""
+        """The current index; replaced whole by refresh(), never mutated (but for its
+        declarations' words inverted once typing starts: ctxtui.workspace.keystrokes)."""
         self.report = report
         """What the last build or refresh did."""
         self.options = options
@@ -211,6 +213,7 @@ class Workspace:
         """The last plan drafted: for the ranked files, index and choices it was drafted for."""
         self.secrets = LazyScanner()
         """The secret scanner every pack, copy and MCP answer goes through."""
+        self._words = WordsInverter()
 
     @classmethod
     def open(
@@ -299,11 +302,18 @@ class Workspace:
         vectors this question lacks; a keystroke (`complete=False`) uses only cached ones.
         """
         index = self.index
+        if not complete:  # a session that types: keystrokes read declarations by word soon
+            self._words.later(index)
         ranking = engine.rank(index, query, session, self.tuning.weights, complete=complete)
         if self.semantic is None:
             return ranking
         read = partial(self._texts.read, index)
         return self.semantic.rerank(index, ranking, read, wait=complete)
+
+    def prepare_typing(self) -> None:
+        """Build now what keystrokes otherwise build in the background after the first one
+        (ctxtui.workspace.keystrokes): for timing keystrokes as a session types them."""
+        self._words.now(self.index)
 
     def prepare_semantic(
         self, ranking: Ranking, should_stop: Callable[[], bool] | None = None
