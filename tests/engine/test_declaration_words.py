@@ -21,7 +21,7 @@ from engine.index import idf
 from engine.model import Index, UnitIndex
 from engine.query import analyse_query
 from engine.rank import DEFAULT_WEIGHTS, _score_vector
-from engine.relevance import best_declaration_share
+from engine.relevance import best_declaration_share, match_declarations, score_declarations
 from engine.rerank import candidates
 
 
@@ -128,3 +128,29 @@ def test_bench_inverts_before_it_times_keystrokes(tmp_path: Path) -> None:
     workspace = Workspace.open(make_repo(tmp_path / "odd", ODD), semantic=False)
     workspace.prepare_typing()
     assert workspace.index.units is not None and workspace.index.units.words is not None
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_declarations_score_the_same_read_by_word(odd: Index, question: str) -> None:
+    units = odd.units
+    assert units is not None
+    words = invert_declaration_words(units)
+    every_file = list(range(len(odd.files)))
+    for text, complete in typed(question):
+        analysis = analyse_query(odd, text, DEFAULT_WEIGHTS.query_weights(), complete=complete)
+        terms = [(t.term_id, t.weight) for t in analysis.terms]
+        answers = []
+        for inverted in (None, words):
+            units.words = inverted
+            try:
+                answers.append(
+                    (
+                        score_declarations(odd, terms, every_file),
+                        match_declarations(odd, terms, every_file),
+                    )
+                )
+            finally:
+                units.words = None
+        assert answers[0] == answers[1], text  # floats compared exactly
+    if question == QUESTIONS[0]:
+        assert len(answers[0][0]) >= 2  # not vacuous: several files' declarations score
