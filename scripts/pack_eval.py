@@ -3,6 +3,7 @@
     .venv/bin/python scripts/pack_eval.py                    # every DEV case, 8k budget
     .venv/bin/python scripts/pack_eval.py -b 4000 --repos flask,cobra
     .venv/bin/python scripts/pack_eval.py --planner greedy    # the baseline planner
+    CTXBENCH_CACHE=/tmp/ctxtrain .venv/bin/python scripts/pack_eval.py --cases scripts/train_cases
     .venv/bin/python scripts/pack_eval.py --repos flask,express,cobra \
         --try breadth_files=8 --try match_share=0.5,max_matched=3   # variants, one load
 
@@ -11,6 +12,7 @@ On top of dev_eval.py's Pack it prints, per case file and for TUNED / HELD / ALL
   that the pack holds without code (outline or nothing);
 - Top10: how many of the ranking's top 10 files the pack holds with code (mean), and Files:
   how many files it holds with code (median);
+- per language (the cases' `lang`) as well when the case set has more than one;
 - Lines: the share of the fix's lines (the old side of the real fix's diff in the gold files:
   changed lines, or the two lines around a pure insertion) that the pack shows as code, and
   Lines|code: the same over gold files that the pack holds with code only (what the focused
@@ -80,14 +82,17 @@ def gold_lines(records: dict[str, dict[str, str]]) -> dict[str, dict[str, list[i
         cached = json.loads(GOLD_LINES.read_text(encoding="utf-8"))
     changed = False
     for case_id, raw in records.items():
-        if case_id in cached or not raw.get("fix_commit"):
+        if case_id in cached:
             continue
         repo = MIRRORS / raw["repo"].replace("/", "+") / "repo"
+        fix = raw.get("fix_commit") or fix_commit(repo, case_id)
+        if not fix:
+            continue
         per_file: dict[str, list[int]] = {}
         for path in raw["gold"]:
             result = subprocess.run(
                 ["git", "-C", str(repo), "diff", "--unified=0", raw["commit"],
-                 raw["fix_commit"], "--", path],
+                 fix, "--", path],
                 capture_output=True, text=True, check=False,
             )  # fmt: skip
             if result.returncode != 0:
@@ -106,6 +111,16 @@ def gold_lines(records: dict[str, dict[str, str]]) -> dict[str, dict[str, list[i
     if changed:
         GOLD_LINES.write_text(json.dumps(cached), encoding="utf-8")
     return cached
+
+
+def fix_commit(repo: Path, case_id: str) -> str:
+    """The commit whose hash starts with the id's tail (extra_cases.py names cases so), or ""."""
+    prefix = case_id.rpartition("-")[2]
+    result = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{prefix}^{{commit}}"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return result.stdout.strip() if result.returncode == 0 else ""
 
 
 def shown_lines(workspace: Workspace, entry: object) -> set[int]:
@@ -165,8 +180,8 @@ def evaluate_case(
     planner: str,
     gold: dict[str, list[int]],
     limits: PlanLimits,
-) -> dict[str, float]:
-    """One case's figures."""
+) -> tuple[dict[str, float], dict[str, str]]:
+    """One case's figures, and the level of each gold file of the top 10 held without code."""
     ranking = workspace.rank(case.query, Session())
     index = workspace.index
     if planner == "greedy":
@@ -189,6 +204,8 @@ def evaluate_case(
     }
     if found:
         out["Lost"] = len(found - set(code)) / len(found)
+    levels = {e.path: e.level.value for e in plan.entries}
+    detail = {p: levels.get(p, "absent") for p in sorted(found - set(code))}
     if gold:
         total = shown = code_total = code_shown = 0
         for path, lines in gold.items():
@@ -203,15 +220,19 @@ def evaluate_case(
         out["Lines"] = shown / total
         if code_total:
             out["Lines|code"] = code_shown / code_total
-    return out
+    return out, detail
 
 
 COLUMNS = ("R@10", "Pack", "Lost", "Top10", "Files", "Lines", "Lines|code")
 
 
-def table(rows: list[tuple[Case, dict[str, float]]]) -> str:
-    """Per case file, then TUNED, HELD and ALL."""
+def table(rows: list[tuple[Case, dict[str, float]]], langs: dict[str, str] | None = None) -> str:
+    """Per case file, then per language (`langs`: case id -> language), TUNED, HELD and ALL."""
     groups = [(n, [r for r in rows if r[0].file == n]) for n in sorted({c.file for c, _ in rows})]
+    by_lang = langs or {}
+    if len(set(by_lang.values())) > 1:
+        for lang in sorted(set(by_lang.values())):
+            groups.append((lang, [r for r in rows if by_lang.get(r[0].case_id) == lang]))
     groups.append(("TUNED", [r for r in rows if r[0].file in TUNED]))
     groups.append(("HELD", [r for r in rows if r[0].file in HELD]))
     groups.append(("ALL", rows))
@@ -238,36 +259,53 @@ def table(rows: list[tuple[Case, dict[str, float]]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repos", help="comma list of case files (stems) to keep")
-    parser.add_argument("-b", "--budget", type=int, default=8000)
+    parser.add_argument(
+        "--cases", type=Path, default=BENCH / "cases",
+        help="a folder of case files (default DEV; scripts/train_cases: TRAIN)",
+    )  # fmt: skip
+    parser.add_argument(
+        "-b", "--budget", default="8000", help="a budget, or several: 4000,8000,16000"
+    )
     parser.add_argument("--planner", choices=("ctxtui", "greedy"), default="ctxtui")
     parser.add_argument("--out", type=Path, help="write per-case figures (JSON lines) here")
     parser.add_argument("--try", dest="tries", action="append", default=[], help="a variant")
     args = parser.parse_args(argv)
     files = tuple(args.repos.split(",")) if args.repos else ()
-    cases = load_cases(files=files)
-
-    lines = gold_lines(case_records(BENCH / "cases", files))
+    cases = load_cases(args.cases, files=files)
+    records = case_records(args.cases, files)
+    langs = {case_id: raw.get("lang", "") for case_id, raw in records.items()}
+    lines = gold_lines(records)
     workspaces = load(cases)
     default_matching = engine.explain.matching_declarations
-    for number, spec in enumerate(["", *args.tries]):
+    budgets = [int(b) for b in args.budget.split(",")]
+    for number, (spec, budget) in enumerate(
+        (spec, budget) for spec in ["", *args.tries] for budget in budgets
+    ):
         limits, weights = variant(spec)
         if weights is not None:
             engine.explain.matching_declarations = functools.partial(  # type: ignore[assignment]
                 default_matching, weights=weights
             )
         rows = []
+        details: dict[str, dict[str, str]] = {}
         for case in cases:
-            figures = evaluate_case(
-                case, workspaces[case.root], args.budget, args.planner,
+            figures, lost = evaluate_case(
+                case, workspaces[case.root], budget, args.planner,
                 lines.get(case.case_id, {}), limits,
             )  # fmt: skip
             rows.append((case, figures))
-        sys.stdout.write(f"\n== {spec or 'defaults'}\n" + table(rows))
+            details[case.case_id] = lost
+        title = f"{spec or 'defaults'}" + (f" at {budget:,}" if len(budgets) > 1 else "")
+        sys.stdout.write(f"\n== {title}\n" + table(rows, langs))
         sys.stdout.flush()
-        if args.out and number == 0:
-            with args.out.open("w", encoding="utf-8") as out:
+        if args.out and number < len(budgets):
+            path = args.out
+            if len(budgets) > 1:
+                path = path.with_name(f"{path.stem}-{budget}{path.suffix}")
+            with path.open("w", encoding="utf-8") as out:
                 for case, figures in rows:
                     record = {"id": case.case_id, "file": case.file, **figures}
+                    record["lost"] = details[case.case_id]
                     out.write(json.dumps(record) + "\n")
     return 0
 
