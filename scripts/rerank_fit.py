@@ -49,14 +49,18 @@ TUNED = ("flask", "swe-flask", "express", "cobra")
 HELD = ("textual", "clap", "hono", "gin")
 
 
-def dump(out: Path) -> int:
-    from dev_eval import load, load_cases
+def dump(out: Path, case_dir: Path | None = None) -> int:
+    """Rank every case of `case_dir` (DEV by default; checkouts under $CTXBENCH_CACHE) once and
+    keep its best 50 files before any re-rank with their features: one code path for every set."""
+    from dev_eval import BENCH, load, load_cases
 
     from engine.rank import candidate_features
     from engine.rerank import FEATURES
 
-    cases = load_cases()
+    case_dir = case_dir or BENCH / "cases"
+    cases = load_cases(case_dir)
     workspaces = load(cases)
+    langs = _languages(case_dir)
     ids, files, paths, gold_counts, xs, labels, scores = [], [], [], [], [], [], []
     for case in cases:
         index = workspaces[case.root].index
@@ -74,6 +78,8 @@ def dump(out: Path) -> int:
         out,
         ids=np.array(ids),
         files=np.array(files),
+        langs=np.array([langs.get(i, "") for i in ids]),
+        sets=np.array([set_name(case_dir)] * len(ids)),
         gold_counts=np.array(gold_counts),
         offsets=offsets,
         x=np.concatenate(xs) if xs else np.zeros((0, len(FEATURES))),
@@ -86,6 +92,22 @@ def dump(out: Path) -> int:
     return 0
 
 
+def set_name(case_dir: Path) -> str:
+    """DEV for shared/bench/cases, else the folder's name without `_cases` (TRAIN, EXTRA)."""
+    name = case_dir.resolve().name
+    return "DEV" if name == "cases" else name.removesuffix("_cases").upper()
+
+
+def _languages(case_dir: Path) -> dict[str, str]:
+    out = {}
+    for path in sorted(case_dir.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                raw = json.loads(line)
+                out[raw["id"]] = raw.get("lang", "")
+    return out
+
+
 @dataclass
 class Data:
     ids: np.ndarray
@@ -95,12 +117,32 @@ class Data:
     x: np.ndarray
     labels: np.ndarray
     features: list[str]
+    langs: np.ndarray
+    sets: np.ndarray
 
     @classmethod
-    def read(cls, path: Path) -> Data:
-        z = np.load(path)
-        return cls(z["ids"], z["files"], z["gold_counts"], z["offsets"], z["x"], z["labels"],
-                   [str(f) for f in z["features"]])  # fmt: skip
+    def read(cls, paths: Sequence[Path]) -> Data:
+        """One or more dumps, concatenated (the same FEATURES in each)."""
+        parts = [np.load(p) for p in paths]
+        features = [str(f) for f in parts[0]["features"]]
+        for z in parts[1:]:
+            if [str(f) for f in z["features"]] != features:
+                raise SystemExit("dumps of different FEATURES: dump them again")
+        offsets, start = [np.zeros(1, dtype=np.int64)], 0
+        for z in parts:
+            offsets.append(z["offsets"][1:] + start)
+            start += int(z["offsets"][-1])
+        n = [len(z["ids"]) for z in parts]
+
+        def column(key: str, default: str) -> np.ndarray:
+            return np.concatenate([z[key] if key in z else np.array([default] * k)
+                                   for z, k in zip(parts, n, strict=True)])  # fmt: skip
+
+        return cls(column("ids", ""), column("files", ""),
+                   np.concatenate([z["gold_counts"] for z in parts]), np.concatenate(offsets),
+                   np.concatenate([z["x"] for z in parts]),
+                   np.concatenate([z["labels"] for z in parts]), features,
+                   column("langs", ""), column("sets", "DEV"))  # fmt: skip
 
     def case(self, i: int, depth: int) -> tuple[np.ndarray, np.ndarray]:
         a, b = int(self.offsets[i]), int(self.offsets[i + 1])
@@ -276,6 +318,18 @@ def grid() -> list[Setting]:
     return [Setting(s, d, l2, k) for s in SETS for d in DEPTHS for k in KEEPS for l2 in L2S]
 
 
+_FITS: dict[tuple[Setting, tuple[int, ...]], np.ndarray] = {}
+
+
+def fitted(setting: Setting, data: Data, cases: Sequence[int]) -> np.ndarray:
+    """`setting.fit` remembered by its training cases: the inner fit that holds out repositories
+    a and b serves both the outer fold a (inner b) and the outer fold b (inner a)."""
+    key = (setting, tuple(sorted(cases)))
+    if key not in _FITS:
+        _FITS[key] = setting.fit(data, key[1])
+    return _FITS[key]
+
+
 def choose(data: Data, train: Sequence[int]) -> tuple[Setting, float]:
     """Hyper-parameters by leave-one-repository-out inside `train`: the setting with the best
     mean, over the training repositories each held in turn, of R@5 + R@10 + MRR (ties within
@@ -288,7 +342,7 @@ def choose(data: Data, train: Sequence[int]) -> tuple[Setting, float]:
     for setting in grid():
         values = []
         for held in repos:
-            w = setting.fit(data, [i for i in train if data.repo(i) != held])
+            w = fitted(setting, data, [i for i in train if data.repo(i) != held])
             values.append(objective([setting.metrics(data, i, w) for i in by_repo[held]]))
         value = float(np.mean(values))
         if value > best_value + 1e-6:
@@ -296,32 +350,81 @@ def choose(data: Data, train: Sequence[int]) -> tuple[Setting, float]:
     return best, best_value - today
 
 
+def groups(data: Data, members: Sequence[int], per_repo: bool) -> list[tuple[str, list[int]]]:
+    """DEV per case file, TRAIN (or any other set) per language (and per repository), then
+    DEV's TUNED and HELD, each set, and ALL."""
+    out: list[tuple[str, list[int]]] = []
+    sets = sorted({str(data.sets[i]) for i in members})
+    for name in sets:
+        mine = [i for i in members if data.sets[i] == name]
+        if name == "DEV" or per_repo:
+            out += [(f, [i for i in mine if data.files[i] == f])
+                    for f in sorted({str(data.files[i]) for i in mine})]  # fmt: skip
+        if name != "DEV":
+            out += [(f"{name[:2]}:{lang}", [i for i in mine if data.langs[i] == lang])
+                    for lang in sorted({str(data.langs[i]) for i in mine})]  # fmt: skip
+    dev = [i for i in members if data.sets[i] == "DEV"]
+    out += [("TUNED", [i for i in dev if data.files[i] in TUNED]),
+            ("HELD", [i for i in dev if data.files[i] in HELD])]  # fmt: skip
+    out += [(name, [i for i in members if data.sets[i] == name]) for name in sets]
+    out.append(("ALL", list(members)))
+    return [(name, m) for name, m in out if m]
+
+
 def table(
-    data: Data, result: dict[int, dict[str, float]], base: dict[int, dict[str, float]]
+    data: Data, columns: Sequence[tuple[str, dict[int, dict[str, float]]]], per_repo: bool = False
 ) -> str:
-    lines = [
-        f"{'case file':<11}{'n':>4}  {'today R@5/R@10/MRR':>20}  {'re-rank (out of fold)':>22}"
-    ]
-    groups = [(f, [i for i in result if data.files[i] == f]) for f in sorted(set(data.files))]
-    groups += [("TUNED", [i for i in result if data.files[i] in TUNED]),
-               ("HELD", [i for i in result if data.files[i] in HELD]),
-               ("ALL", list(result))]  # fmt: skip
-    for name, members in groups:
-        if not members:
-            continue
-        b = "/".join(f"{np.mean([base[i][m] for i in members]):.3f}" for m in JUDGED)
-        a = "/".join(f"{np.mean([result[i][m] for i in members]):.3f}" for m in JUDGED)
-        lines.append(f"{name:<11}{len(members):>4}  {b:>20}  {a:>22}")
+    """One line per group (see `groups`), R@5/R@10/MRR of each column (label, case -> metrics)."""
+    members = sorted(columns[-1][1])
+    head = f"{'group':<16}{'n':>4}" + "".join(f"  {label:>20}" for label, _ in columns)
+    lines = [head]
+    for name, group in groups(data, members, per_repo):
+        cells = ["/".join(f"{np.mean([result[i][m] for i in group]):.3f}" for m in JUDGED)
+                 for _, result in columns]  # fmt: skip
+        lines.append(f"{name:<16}{len(group):>4}" + "".join(f"  {c:>20}" for c in cells))
     return "\n".join(lines)
 
 
-def judge(path: Path, weights_out: Path | None, quick: bool) -> int:
-    data = Data.read(path)
+def shipped(data: Data, folds_path: Path | None) -> dict[int, dict[str, float]]:
+    """Today's shipped re-rank scored like a candidate: RankWeights.rerank (fitted on all of DEV)
+    on every case outside DEV; on DEV, with `folds_path` (a --weights-out file of the run it was
+    fitted by), each DEV repository by the model fitted without it (the `mentioned` weight set
+    to 0, as shipped), so that DEV too is out of fold."""
+    from engine.rank import DEFAULT_WEIGHTS
+    from engine.rerank import FEATURES
+
+    def vector(weights: Sequence[float]) -> np.ndarray:
+        named = dict(zip(FEATURES, weights, strict=False))
+        named["mentioned"] = 0.0
+        return np.array([named.get(f, 0.0) for f in data.features])
+
+    folds = json.loads(folds_path.read_text())["folds"] if folds_path else {}
+    out = {}
+    for i in range(len(data.ids)):
+        fold = folds.get(data.repo(i)) if data.sets[i] == "DEV" else None
+        if fold is not None:
+            out[i] = metrics(data, i, vector(fold["weights"]), int(fold["depth"]))
+        else:
+            out[i] = metrics(data, i, vector(DEFAULT_WEIGHTS.rerank), DEFAULT_WEIGHTS.rerank_depth)
+    return out
+
+
+def judge(
+    paths: Sequence[Path],
+    weights_out: Path | None,
+    quick: bool,
+    shipped_folds: Path | None = None,
+    rows_out: Path | None = None,
+    per_repo: bool = False,
+    tune_on_4: bool = False,
+) -> int:
+    data = Data.read(paths)
     if quick:
         global L2S, DEPTHS
         L2S, DEPTHS = (1e-3, 1e-4), (40,)
     n = len(data.ids)
     base = {i: metrics(data, i, None, 50) for i in range(n)}
+    ship = shipped(data, shipped_folds)
     repos = sorted({data.repo(i) for i in range(n)})
     result: dict[int, dict[str, float]] = {}
     forced: dict[int, dict[str, float]] = {}  # the fold's best setting even when it lost inside
@@ -330,7 +433,7 @@ def judge(path: Path, weights_out: Path | None, quick: bool) -> int:
         train = [i for i in range(n) if data.repo(i) != held]
         test = [i for i in range(n) if data.repo(i) == held]
         setting, gain = choose(data, train)
-        w = setting.fit(data, train)
+        w = fitted(setting, data, train)
         forced_w = w
         if gain <= 1e-6:  # today's order is a choice too: no setting beat it inside train
             w = np.zeros(len(data.features))
@@ -340,50 +443,80 @@ def judge(path: Path, weights_out: Path | None, quick: bool) -> int:
         saved["folds"][held] = {**setting._asdict(), "gain": gain, "weights": w.tolist()}  # type: ignore[index]
         up = sum(result[i]["MRR"] > base[i]["MRR"] for i in test)
         down = sum(result[i]["MRR"] < base[i]["MRR"] for i in test)
-        print(f"fold {held:<8} chose {setting} (inner gain {gain:+.4f}); "
+        print(f"fold {held:<14} chose {setting} (inner gain {gain:+.4f}); "
               f"first gold up {up}, down {down}", flush=True)  # fmt: skip
     print("\nleave-one-repository-out (nested; a fold whose best setting lost to today's order")
-    print("inside its training repositories keeps today's order):")
-    print(table(data, result, base))
+    print("inside its training repositories keeps today's order); shipped = today's re-rank")
+    print("(RankWeights.rerank; on DEV its own out-of-fold models when --shipped-folds):")
+    columns = [("today (no re-rank)", base), ("shipped", ship), ("new (out of fold)", result)]
+    print(table(data, columns, per_repo))
     print("\nthe same, each fold's best setting forced on even where it lost inside:")
-    print(table(data, forced, base))
-    train = [i for i in range(n) if data.files[i] in TUNED]
-    setting, gain = choose(data, train)
-    w = setting.fit(data, train)
-    split = {i: setting.metrics(data, i, w) for i in range(n) if data.files[i] in HELD}
-    print(f"\ntune-on-4 (fit on {', '.join(TUNED)}): {setting} "
-          f"(inner gain {gain:+.4f}; forced on)")  # fmt: skip
-    print(table(data, split, base))
+    print(table(data, [("today (no re-rank)", base), ("forced", forced)], per_repo))
+    if rows_out:
+        rows = {str(data.ids[i]): {"file": str(data.files[i]), "set": str(data.sets[i]),
+                                   "today": base[i], "shipped": ship[i], "new": result[i]}
+                for i in range(n)}  # fmt: skip
+        rows_out.write_text(json.dumps(rows))
+    if tune_on_4:
+        train = [i for i in range(n) if data.files[i] not in HELD]
+        setting, gain = choose(data, train)
+        w = fitted(setting, data, train)
+        split = {i: setting.metrics(data, i, w) for i in range(n) if data.files[i] in HELD}
+        print(f"\nfitted without DEV's HELD repositories: {setting} "
+              f"(inner gain {gain:+.4f}; forced on)")  # fmt: skip
+        print(table(data, [("today", {i: base[i] for i in split}), ("re-rank", split)]))
     setting, gain = choose(data, list(range(n)))
-    w = setting.fit(data, list(range(n)))
+    w = fitted(setting, data, list(range(n)))
     saved["all"] = {**setting._asdict(), "gain": gain, "weights": w.tolist()}
-    print(f"\nfitted on all DEV: {setting} (inner gain {gain:+.4f})")
+    print(f"\nfitted on all: {setting} (inner gain {gain:+.4f})")
     for f, v in zip(data.features, w, strict=True):
-        print(f"  {f:<20} {v:+.4f}")
+        print(f"  {f:<24} {v:+.4f}")
     if weights_out:
         weights_out.write_text(json.dumps(saved, indent=1))
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    global SETS, KEEPS, L2S, DEPTHS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=("dump", "judge"))
-    parser.add_argument("path", type=Path)
+    parser.add_argument("path", type=Path, nargs="+", help="dump: one .npz; judge: one or more")
+    parser.add_argument("--cases", type=Path, help="dump: a folder of case files (default DEV)")
     parser.add_argument("--weights-out", type=Path)
+    parser.add_argument("--rows-out", type=Path, help="judge: per-case metrics (JSON)")
+    parser.add_argument(
+        "--shipped-folds",
+        type=Path,
+        help="judge: the --weights-out of the shipped model's run (DEV out of fold)",
+    )
+    parser.add_argument("--per-repo", action="store_true", help="judge: a line per repository")
+    parser.add_argument(
+        "--tune-on-4",
+        action="store_true",
+        help="judge: also fit without DEV's HELD repositories and score them",
+    )
     parser.add_argument("--quick", action="store_true", help="a small grid")
     parser.add_argument("--keeps", help="comma list of how many best files stay (default 0)")
+    parser.add_argument("--l2s", help=f"comma list of L2 strengths (default {L2S})")
+    parser.add_argument("--depths", help=f"comma list of depths (default {DEPTHS})")
     parser.add_argument(
         "--sets", help=f"comma list of feature sets among {', '.join(FEATURE_SETS)}"
     )
     args = parser.parse_args(argv)
-    global SETS, KEEPS
     if args.sets:
         SETS = tuple(args.sets.split(","))
     if args.keeps:
         KEEPS = tuple(int(k) for k in args.keeps.split(","))
+    if args.l2s:
+        L2S = tuple(float(v) for v in args.l2s.split(","))
+    if args.depths:
+        DEPTHS = tuple(int(v) for v in args.depths.split(","))
     if args.mode == "dump":
-        return dump(args.path)
-    return judge(args.path, args.weights_out, args.quick)
+        if len(args.path) != 1:
+            parser.error("dump writes one file")
+        return dump(args.path[0], args.cases)
+    return judge(args.path, args.weights_out, args.quick, args.shipped_folds, args.rows_out,
+                 args.per_repo, args.tune_on_4)  # fmt: skip
 
 
 if __name__ == "__main__":
