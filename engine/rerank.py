@@ -13,12 +13,14 @@ leave-one-repository-out; the same `features` function serves training and the r
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.index import idf
 from engine.model import FIELDS
 from engine.relevance import best_declaration_share
+from engine.roles import Role
 from engine.tables import FileTable
 
 if TYPE_CHECKING:
@@ -49,8 +51,32 @@ FEATURES: tuple[str, ...] = (
     "long_x_log_score_ratio",
     "long_x_idf_coverage",
     "long_x_declaration_share",
+    "role_test",
+    "role_doc",
+    "role_example",
+    "role_other",
+    "aside_path",
+    "log_depth",
+    "code_language",
+    "same_language_as_best",
 )
-"""The columns of `features`, in order; a model's weights follow this order."""
+"""The columns of `features`, in order; a model's weights follow this order (a shorter model
+weighs the columns it lacks 0)."""
+
+ASIDE_DIRS = frozenset(
+    {"docs_src", "sandbox", "playground", "fixtures", "fixture", "e2e", "__snapshots__"}
+    | {"__mocks__", "mocks", "test-dts", "types-test", "typetests", "benches", "i18n"}
+    | {"locale", "locales", "translations", "vendor", "third_party", "thirdparty"}
+)
+"""Folders of files beside the product that the roles (engine.roles) do not set apart:
+tutorial sources, scratch apps, fixtures, type tests, translations, vendored code."""
+ASIDE_NAME = re.compile(r"(\.test-d\.tsx?|\.d\.test\.ts|\.bench\.[jt]sx?|_bench\.go)$")
+DOC_LANGUAGE_FOLDER = re.compile(
+    r"(^|/)docs?/(ar|az|bn|cs|de|es|fa|fr|he|hi|hu|id|it|ja|ko|nl|pl|pt|ru|sv|th|tr|uk|ur|vi"
+    r"|yo|zh)([-_][a-z]{2,4})?/"
+)
+"""A translated copy of the docs: `docs/zh/...`, `docs/pt-br/...` (lower-cased path)."""
+NOT_CODE = frozenset({"markdown", "rst", "text"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +165,16 @@ def features(
     long = math.log1p(len(terms)) / math.log(81.0)  # 80 words: RankWeights.max_query_terms
     for name in ("log_score_ratio", "idf_coverage", "declaration_share"):
         out[:, column[f"long_x_{name}"]] = long * out[:, column[name]]
+    roles = np.asarray(index.roles)[top]
+    out[:, column["role_test"]] = roles == Role.TEST
+    out[:, column["role_doc"]] = roles == Role.DOC
+    out[:, column["role_example"]] = roles == Role.EXAMPLE
+    out[:, column["role_other"]] = np.isin(roles, (Role.GENERATED, Role.CONFIG, Role.CHANGELOG))
+    out[:, column["aside_path"]] = [_aside(p) for p in paths]
+    out[:, column["log_depth"]] = [math.log1p(p.count("/")) for p in paths]
+    languages = _languages(index, top)
+    out[:, column["code_language"]] = [lang not in NOT_CODE for lang in languages]
+    out[:, column["same_language_as_best"]] = [lang == languages[0] for lang in languages]
     return out
 
 
@@ -223,6 +259,24 @@ def _shares(
     )
 
 
+def _aside(path: str) -> bool:
+    lowered = path.lower()
+    folders = lowered.split("/")[:-1]
+    return (
+        any(f in ASIDE_DIRS for f in folders)
+        or ASIDE_NAME.search(lowered) is not None
+        or DOC_LANGUAGE_FOLDER.search(lowered) is not None
+    )
+
+
+def _languages(index: Index, top: npt.NDArray[np.int64]) -> list[str]:
+    files = index.files
+    if isinstance(files, FileTable):
+        codes = files.arrays["file_language"]
+        return [files.languages[int(codes[i])] for i in top.tolist()]
+    return [files[i].language for i in top.tolist()]
+
+
 def _tokens(index: Index, top: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     import numpy as np  # deliberate: see candidates
 
@@ -247,7 +301,8 @@ def rerank(
     if len(top) < 2:
         return
     x = features(index, analysis, signals, scores, top)
-    w = np.asarray(model, dtype=np.float64)
+    w = np.zeros(x.shape[1])
+    w[: len(model)] = model
     z = x[:, 0] + x @ w  # (1 + w0) x log ratio + the rest
     if analysis.mentioned:  # a file the question names keeps its place: the user asked for it
         movable = ~np.isin(top, np.asarray(analysis.mentioned, dtype=np.int64))

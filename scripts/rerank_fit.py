@@ -165,6 +165,8 @@ def fit(
     l2: float,
     rounds: int = 3,
     keep: int = 0,
+    start_from: list[np.ndarray] | None = None,
+    trace: list[np.ndarray] | None = None,
 ) -> np.ndarray:
     """Weights (one per feature; unused columns 0) of a pairwise logistic loss: every (gold,
     non-gold) pair of a question's best `depth` files, weighted by how much swapping the two
@@ -208,10 +210,12 @@ def fit(
         return out
 
     w = np.zeros(x.shape[1])
-    for _ in range(rounds):
+    for round_number in range(rounds):
         place = places(w)
         weight = np.abs(1.0 / np.log2(2.0 + place[pg]) - 1.0 / np.log2(2.0 + place[pn]))
         weight /= weight.sum() or 1.0
+        if start_from is not None:  # Newton starts near the optimum; the optimum is the same
+            w = start_from[round_number][columns] * scale
 
         def loss(v: np.ndarray, weight: np.ndarray = weight) -> float:
             margin = dbase + dx @ v
@@ -235,6 +239,9 @@ def fit(
             f = f_new
             if done:
                 break
+        if trace is not None:
+            trace.append(np.zeros(len(data.features)))
+            trace[-1][columns] = w / scale
     full[columns] = w / scale
     return full
 
@@ -268,6 +275,7 @@ FEATURES_88 = _FEATURES[: _FEATURES.index("no_keyword") + 1]
 """Run 88's features (the ones after them came in run 89)."""
 FEATURE_SETS = {
     "all": None,
+    "s22": _FEATURES[: _FEATURES.index("long_x_declaration_share") + 1],
     "fields": _FEATURES[: _FEATURES.index("scope_path_share") + 1],
     "base": tuple(FEATURES_88),
     "structure": (
@@ -305,9 +313,15 @@ class Setting(NamedTuple):
     l2: float
     keep: int
 
-    def fit(self, data: Data, cases: Sequence[int]) -> np.ndarray:
+    def fit(
+        self,
+        data: Data,
+        cases: Sequence[int],
+        start_from: list[np.ndarray] | None = None,
+        trace: list[np.ndarray] | None = None,
+    ) -> np.ndarray:
         return fit(data, cases, self.depth, columns_of(data, self.features), self.l2,
-                   keep=self.keep)  # fmt: skip
+                   keep=self.keep, start_from=start_from, trace=trace)  # fmt: skip
 
     def metrics(self, data: Data, i: int, w: np.ndarray) -> dict[str, float]:
         return metrics(data, i, w, self.depth, self.keep)
@@ -319,14 +333,21 @@ def grid() -> list[Setting]:
 
 
 _FITS: dict[tuple[Setting, tuple[int, ...]], np.ndarray] = {}
+_STARTS: dict[Setting, list[np.ndarray]] = {}
 
 
 def fitted(setting: Setting, data: Data, cases: Sequence[int]) -> np.ndarray:
     """`setting.fit` remembered by its training cases: the inner fit that holds out repositories
-    a and b serves both the outer fold a (inner b) and the outer fold b (inner a)."""
+    a and b serves both the outer fold a (inner b) and the outer fold b (inner a). Each round's
+    Newton iterations start from that round's weights fitted on every case (the loss of a round
+    is convex, so the start changes the iterations, not the weights beyond 1e-12 of the loss)."""
     key = (setting, tuple(sorted(cases)))
     if key not in _FITS:
-        _FITS[key] = setting.fit(data, key[1])
+        if setting not in _STARTS:
+            trace: list[np.ndarray] = []
+            setting.fit(data, range(len(data.ids)), trace=trace)
+            _STARTS[setting] = trace
+        _FITS[key] = setting.fit(data, key[1], start_from=_STARTS[setting])
     return _FITS[key]
 
 

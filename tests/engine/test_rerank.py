@@ -104,3 +104,41 @@ def test_a_named_file_keeps_its_place_whatever_the_model_says(tmp_path: Path) ->
     by_coverage = dataclasses.replace(DEFAULT_WEIGHTS, rerank=only("coverage", 50.0))
     reranked = paths(rank(index, question, weights=by_coverage))
     assert reranked.index(named) == place
+
+
+def test_kind_features_tell_aside_files_roles_and_languages_apart(tmp_path: Path) -> None:
+    """Session 12's features: the stored role one-hot, files beside the product that the roles
+    miss (tutorial sources, type tests, translated docs), depth, language."""
+    repo = {
+        "src/invoice.py": "def invoice_total():\n    return 1\n",
+        "docs_src/invoice_tutorial.py": "def invoice_total():\n    return 2\n",
+        "types/invoice.test-d.ts": "export const invoiceTotal = 1\n",
+        "docs/zh/invoice.md": "# invoice total\n",
+        "docs/js/invoice.md": "# invoice total\n",
+        "tests/test_invoice.py": "def test_invoice_total():\n    pass\n",
+        "Makefile": "invoice_total:\n\techo invoice total\n",
+    }
+    index = index_repo(make_repo(tmp_path / "kinds", repo))[0]
+    top, _, x = candidate_features(index, "invoice total")
+    by_path = {index.files[int(i)].path: dict(zip(FEATURES, row, strict=True))
+               for i, row in zip(top, x, strict=True)}  # fmt: skip
+    assert set(by_path) == set(repo)
+    aside = {p for p, f in by_path.items() if f["aside_path"]}
+    assert aside == {
+        "docs_src/invoice_tutorial.py",
+        "types/invoice.test-d.ts",
+        "docs/zh/invoice.md",
+    }
+    assert by_path["tests/test_invoice.py"]["role_test"] == 1.0
+    assert by_path["docs/js/invoice.md"]["role_doc"] == 1.0
+    assert by_path["src/invoice.py"]["role_test"] == by_path["src/invoice.py"]["role_doc"] == 0.0
+    assert by_path["src/invoice.py"]["code_language"] == 1.0
+    assert (
+        by_path["Makefile"]["code_language"]
+        == by_path["docs/zh/invoice.md"]["code_language"]
+        == 0.0
+    )
+    assert by_path["Makefile"]["log_depth"] == 0.0 < by_path["docs/zh/invoice.md"]["log_depth"]
+    best = index.files[int(top[0])].path
+    for p, f in by_path.items():
+        assert f["same_language_as_best"] == (p.rsplit(".", 1)[-1] == best.rsplit(".", 1)[-1])
