@@ -6,8 +6,8 @@ with features that a single score folds away (which fields hold the question's w
 of it one declaration holds, the graph, the role prior, size) and re-sorts them by
 `(1 + w0) x log(score / best) + w . x`: all zero weights are today's order exactly. The re-sorted
 files take the same score values, best first, so what reads the scores (the planner's shares
-of the best) sees the same numbers. The model is fitted by scripts/rerank_fit.py on DEV,
-leave-one-repository-out; the same `features` function serves training and the ranking.
+of the best) sees the same numbers. The model is fitted by scripts/rerank_fit.py on DEV and
+TRAIN, leave-one-repository-out; the same `features` function serves training and the ranking.
 """
 
 from __future__ import annotations

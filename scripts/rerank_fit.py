@@ -1,22 +1,26 @@
-"""Fit and judge the learned re-rank (engine.rerank) on DEV, leave-one-repository-out.
+"""Fit and judge the learned re-rank (engine.rerank), leave-one-repository-out over case sets.
 
-    .venv/bin/python scripts/rerank_fit.py dump /tmp/learn/dev.npz     # features of every case
-    .venv/bin/python scripts/rerank_fit.py judge /tmp/learn/dev.npz    # nested LORO, tables
-    .venv/bin/python scripts/rerank_fit.py judge /tmp/learn/dev.npz --weights-out w.json
+    .venv/bin/python scripts/rerank_fit.py dump /tmp/learn/dev.npz     # features of every DEV case
+    CTXBENCH_CACHE=/tmp/ctxtrain .venv/bin/python scripts/rerank_fit.py dump /tmp/learn/train.npz \
+        --cases scripts/train_cases                                     # any other case set
+    .venv/bin/python scripts/rerank_fit.py judge /tmp/learn/dev.npz /tmp/learn/train.npz \
+        --shipped-folds w89.json --weights-out w.json                   # nested LORO, tables
 
-`dump` ranks every DEV case once (dev_eval's checkouts and caches) and keeps, per case, the best
-50 files before any re-rank, their scores and `engine.rerank.features` (the very function the
-ranking serves with), and which of them are gold.
+`dump` ranks every case of a set once (dev_eval's checkouts and caches) and keeps, per case, the
+best 50 files before any re-rank, their scores and `engine.rerank.features` (the very function
+the ranking serves with), which of them are gold, the case's language and set.
 
-`judge` is issue 11's protocol. Folds are repositories (flask and swe-flask are one: 7 folds).
+`judge` is issue 11's protocol over every dump given (concatenated). Folds are repositories
+(flask and swe-flask are one: 7 folds on DEV, 32 on DEV + TRAIN).
 For each fold a model is fitted on the other repositories, with its hyper-parameters (L2
 strength, depth, feature set) chosen inside them by an inner leave-one-repository-out (the
 choice with the best mean of R@5 + R@10 + MRR over the inner held repositories; ties go to the
 stronger L2, which is nearer today's order), then scored on the held fold: every figure it
-prints is out of fold. It prints the per-case-file table against today's, the tune-on-4 split
-(fit on flask, swe-flask, express, cobra; judged on textual, clap, hono, gin), and the model
-fitted on all of DEV (what would ship) with its hyper-parameters chosen by the same inner loop.
-`--weights-out` writes every fold's weights (JSON) for dev_eval-style Pack runs.
+prints is out of fold. It prints, per DEV case file and per language of the other sets, today's
+order, the shipped model (`RankWeights.rerank`; on DEV the per-fold models of the run that fitted
+it, `--shipped-folds`) and the new model; with `--tune-on-4`, the split fitted without DEV's
+HELD repositories; and the model fitted on every case (what would ship) with its hyper-parameters
+chosen by the same inner loop. `--weights-out` writes every fold's weights (JSON).
 
 Model: s = (1 + w0) x log(score / best) + w . x over the best `depth` files, fitted by a
 pairwise logistic loss (each gold file against each non-gold candidate of its question,
