@@ -196,21 +196,29 @@ class RankWeights:
     does not help the tuned repositories more than the held ones, which is what issue 11's rule
     reverts; on the repositories nobody tuned on it helps every metric. TAKEN: `rerank`.
 
-    Session 13 (s23, run 92, scripts/rerank_fit.py over DEV + TRAIN): the re-rank refitted on
-    32 repositories (DEV's 7 and TRAIN's 25: 427 questions in Python, JavaScript, TypeScript,
+    Session 13 (s23, runs 92-94, scripts/rerank_fit.py over DEV + TRAIN): the re-rank refitted
+    on 32 repositories (DEV's 7 and TRAIN's 25: 427 questions in Python, JavaScript, TypeScript,
     Go, Rust, Java, Ruby, PHP, C, C++, built by DEV's recipe for fitting), with 8 features the
     first stage does not use (engine.rerank: the stored role as four columns, a path beside the
     product that the roles miss such as `docs_src/`, `*.test-d.ts`, `docs/zh/`, the path's
     depth, a programming language or not, the best file's language or not). Nested leave-one-
-    repository-out over the 32 (flask and swe-flask one fold; inner folds the other 31; feature
-    set run 89's 24 or all 32, depth 30, L2 0.01 / 0.001): every fold chose all 32 at L2 0.001
-    (inner gains +0.066 .. +0.092). Out of fold, today's shipped model (run 91; on DEV run 89's
-    per-fold models) -> run 92 (R@5/R@10/MRR): TRAIN 0.763/0.850/0.686 -> 0.781/0.849/0.698
-    (R@5 10 questions up, 4 down; MRR 30 / 21); DEV HELD 0.891/0.942/0.802 -> 0.901/0.952/0.829,
-    TUNED 0.956/0.987/0.874 -> 0.981/0.997/0.877; clap 0.828/0.958/0.722 -> 0.859/0.958/0.775,
-    textual 0.898/0.917/0.854 -> 0.898/0.948/0.878, gin 0.932/0.943/0.753 -> 0.943/0.943/0.784,
-    hono 0.904/0.951/0.879 -> 0.904/0.958/0.879, flask MRR 0.821 -> 0.806 (one question 1st ->
-    2nd). Without any re-rank: TRAIN 0.752/0.824/0.666, HELD 0.903/0.934/0.822."""
+    repository-out over the 32 (flask and swe-flask one fold; inner folds the other 31). (92)
+    feature set run 89's 24 or all 32, depth 30, L2 0.01 / 0.001: every fold chose all 32 at
+    0.001 (inner gains +0.066 .. +0.092); out of fold, today's shipped model (run 91; on DEV run
+    89's per-fold models) -> run 92 (R@5/R@10/MRR): TRAIN 0.763/0.850/0.686 -> 0.781/0.849/
+    0.698, DEV HELD 0.891/0.942/0.802 -> 0.901/0.952/0.829. It pushed tests down in "which tests
+    cover x" (the benchmarks' gold is never a test): (94) a role the question asks for (its
+    first line's tests, docs, examples, changelog: engine.query) is no mark against a file, and
+    the aside path counts only when none is asked; refitted at run 92's setting (every fold
+    chose it again over today's order, gains +0.060 .. +0.086). Out of fold, shipped -> run 94:
+    TRAIN 0.763/0.850/0.686 -> 0.777/0.844/0.698 (R@5 9 questions up, 5 down; MRR 29 / 22; C
+    MRR 0.459 -> 0.589, JavaScript R@5 0.750 -> 0.819, C++ R@10 1.000 -> 0.812); DEV HELD
+    0.891/0.942/0.802 -> 0.901/0.944/0.825, TUNED 0.956/0.987/0.874 -> 0.981/0.997/0.878; clap
+    0.828/0.958/0.722 -> 0.859/0.958/0.775, textual MRR 0.854 -> 0.876, gin 0.932/0.943/0.753 ->
+    0.943/0.943/0.769, hono 0.904/0.951/0.879 -> 0.904/0.958/0.879, flask MRR 0.821 -> 0.806
+    (one question 1st -> 2nd). Without any re-rank: TRAIN 0.752/0.824/0.666, HELD 0.903/0.934/
+    0.822. Left: (93) L2 0.0001 (every fold's inner choice over 0.001, gains up to +0.108) was
+    stopped unfinished for (94)'s fix."""
 
     field_weights: tuple[float, ...] = (4.0, 1.5, 4.0, 3.0, 1.5, 1.0)
     """BM25F weight per field in FIELDS order (name, folders, exported, declarations, docs,
@@ -368,46 +376,46 @@ class RankWeights:
     "how do we format a date") they are the topic (engine.query.ONLY_CHANGE_WORDS). Run 72's
     gains came from body lines; DEV has one one-line question with a change word."""
     rerank: tuple[float, ...] = (
-        -0.779,  # log_score_ratio
-        2.6098,  # coverage
-        -0.2316,  # idf_coverage
-        4.9998,  # share_name
-        7.4598,  # share_folders
-        3.5707,  # share_exported
-        4.2781,  # share_declarations
-        -0.4217,  # share_docs
-        -0.9822,  # share_body
-        0.8457,  # scope_path_share
-        0.2865,  # declaration_share
-        0.8376,  # graph
-        1.4689,  # log_prior
-        1.7892,  # scattered
-        0.153,  # log_tokens
-        -0.0559,  # log_declarations
-        0.0,  # mentioned: fitted -0.4975, set to 0 (see below)
-        2.7545,  # no_keyword
-        0.9597,  # inverse_place
-        0.4859,  # same_folder_as_best
-        0.9006,  # rarest_share
-        0.9876,  # long_x_log_score_ratio
-        2.1644,  # long_x_idf_coverage
-        3.0437,  # long_x_declaration_share
-        -2.8204,  # role_test
-        -0.4665,  # role_doc
-        -0.6642,  # role_example
-        -0.2581,  # role_other
-        -0.8771,  # aside_path
-        -0.3093,  # log_depth
-        3.2876,  # code_language
-        -0.6277,  # same_language_as_best
+        -0.8011,  # log_score_ratio
+        2.6113,  # coverage
+        -0.2959,  # idf_coverage
+        4.9226,  # share_name
+        7.2994,  # share_folders
+        3.387,  # share_exported
+        4.2541,  # share_declarations
+        -0.1922,  # share_docs
+        -0.9456,  # share_body
+        0.8655,  # scope_path_share
+        0.2264,  # declaration_share
+        0.8488,  # graph
+        1.502,  # log_prior
+        1.8057,  # scattered
+        0.1078,  # log_tokens
+        -0.0467,  # log_declarations
+        0.0,  # mentioned: fitted -0.1472, set to 0 (see below)
+        2.686,  # no_keyword
+        1.0102,  # inverse_place
+        0.4755,  # same_folder_as_best
+        0.9009,  # rarest_share
+        0.9562,  # long_x_log_score_ratio
+        2.2982,  # long_x_idf_coverage
+        3.1655,  # long_x_declaration_share
+        -2.6009,  # role_test
+        -0.374,  # role_doc
+        -0.9327,  # role_example
+        -0.1725,  # role_other
+        -0.8462,  # aside_path
+        -0.2872,  # log_depth
+        3.2917,  # code_language
+        -0.5875,  # same_language_as_best
     )
     """The learned re-rank's weights, one per engine.rerank.FEATURES (the first adds to the
     log score's own 1): the best `rerank_depth` files are re-sorted by (1 + w0) x log score
     + w . features. Empty or all zero: the order before the re-rank exactly. Fitted on DEV and
     TRAIN (427 questions, 32 repositories, 10 languages) by `scripts/rerank_fit.py judge
-    --weights-out` (session 13, run 92: see the record above; its feature set, depth 30 and L2
+    --weights-out` (session 13, run 94: see the record above; its feature set, depth 30 and L2
     0.001 chosen by the inner leave-one-repository-out), rounded to 4 decimals. The weight of
-    `mentioned` (a file the question names) is set to 0, not the fitted -0.50: the benchmark
+    `mentioned` (a file the question names) is set to 0, not the fitted -0.15: the benchmark
     recipe removes the changed files' names from the message, so a file a question names is
     almost never the answer there; a user who names a file wants it: the mention boost lifts
     it and the re-rank leaves it where it is (engine.rerank.rerank moves only the files the

@@ -51,7 +51,7 @@ FEATURES: tuple[str, ...] = (
     "long_x_log_score_ratio",
     "long_x_idf_coverage",
     "long_x_declaration_share",
-    "role_test",
+    "role_test",  # the four role columns: 0 for a kind the question asks for
     "role_doc",
     "role_example",
     "role_other",
@@ -165,12 +165,18 @@ def features(
     long = math.log1p(len(terms)) / math.log(81.0)  # 80 words: RankWeights.max_query_terms
     for name in ("log_score_ratio", "idf_coverage", "declaration_share"):
         out[:, column[f"long_x_{name}"]] = long * out[:, column[name]]
+    # a kind of file the question asks for is no mark against it: the benchmarks' gold files
+    # are never tests (their recipe), a user asking "which tests cover x" wants them
     roles = np.asarray(index.roles)[top]
-    out[:, column["role_test"]] = roles == Role.TEST
-    out[:, column["role_doc"]] = roles == Role.DOC
-    out[:, column["role_example"]] = roles == Role.EXAMPLE
-    out[:, column["role_other"]] = np.isin(roles, (Role.GENERATED, Role.CONFIG, Role.CHANGELOG))
-    out[:, column["aside_path"]] = [_aside(p) for p in paths]
+    tests = analysis.wants_tests or analysis.asks_tests
+    asked = tests or analysis.wants_docs or analysis.wants_examples
+    out[:, column["role_test"]] = (roles == Role.TEST) & (not tests)
+    out[:, column["role_doc"]] = (roles == Role.DOC) & (not analysis.wants_docs)
+    out[:, column["role_example"]] = (roles == Role.EXAMPLE) & (not analysis.wants_examples)
+    other = [Role.GENERATED, Role.CONFIG] + ([] if analysis.wants_changelog else [Role.CHANGELOG])
+    out[:, column["role_other"]] = np.isin(roles, other)
+    if not asked:
+        out[:, column["aside_path"]] = [_aside(p) for p in paths]
     out[:, column["log_depth"]] = [math.log1p(p.count("/")) for p in paths]
     languages = _languages(index, top)
     out[:, column["code_language"]] = [lang not in NOT_CODE for lang in languages]

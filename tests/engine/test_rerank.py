@@ -142,3 +142,26 @@ def test_kind_features_tell_aside_files_roles_and_languages_apart(tmp_path: Path
     best = index.files[int(top[0])].path
     for p, f in by_path.items():
         assert f["same_language_as_best"] == (p.rsplit(".", 1)[-1] == best.rsplit(".", 1)[-1])
+
+
+def test_a_kind_the_question_asks_for_is_no_mark_against_it(tmp_path: Path) -> None:
+    """The benchmarks' gold files are never tests, so the model learns to push tests down; a
+    question about tests must not get that push (nor docs, asked for, their role's)."""
+    repo = {
+        "src/invoice.py": "def invoice_total():\n    return 1\n",
+        "tests/test_invoice.py": "def test_invoice_total():\n    assert invoice_total()\n",
+        "docs/invoice.md": "# invoice total\n",
+    }
+    index = index_repo(make_repo(tmp_path / "asked", repo))[0]
+
+    def column(question: str, feature: str) -> dict[str, float]:
+        top, _, x = candidate_features(index, question)
+        at = FEATURES.index(feature)
+        return {index.files[int(i)].path: float(row[at]) for i, row in zip(top, x, strict=True)}
+
+    assert column("invoice total", "role_test")["tests/test_invoice.py"] == 1.0
+    assert column("which tests cover invoice total", "role_test")["tests/test_invoice.py"] == 0.0
+    assert column("invoice total", "role_doc")["docs/invoice.md"] == 1.0
+    assert column("update the docs of invoice total", "role_doc")["docs/invoice.md"] == 0.0
+    ranking = rank(index, "which tests cover invoice_total")
+    assert paths(ranking)[0] == "tests/test_invoice.py"
