@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from engine.index import idf
@@ -265,6 +266,7 @@ def _shares(
     )
 
 
+@lru_cache(maxsize=1 << 16)  # the same best files come back keystroke after keystroke
 def _aside(path: str) -> bool:
     lowered = path.lower()
     folders = lowered.split("/")[:-1]
@@ -278,8 +280,8 @@ def _aside(path: str) -> bool:
 def _languages(index: Index, top: npt.NDArray[np.int64]) -> list[str]:
     files = index.files
     if isinstance(files, FileTable):
-        codes = files.arrays["file_language"]
-        return [files.languages[int(codes[i])] for i in top.tolist()]
+        names = files.languages
+        return [names[c] for c in files.arrays["file_language"][top].tolist()]
     return [files[i].language for i in top.tolist()]
 
 
