@@ -84,7 +84,7 @@ def test_a_changelog_named_in_passing_stays_below_the_code(shop: Index) -> None:
     question = "Fix rounding of the cart total with discounts; add changelog"
     assert paths(rank(shop, question))[0] == "shop/ledger.py"
     # "changelog" said in prose weighs less too (engine.query.CHANGE_WORDS)
-    full_lift = dataclasses.replace(DEFAULT_WEIGHTS, asked_lift=1.0, kind_weight=1.0)
+    full_lift = dataclasses.replace(DEFAULT_WEIGHTS, asked_lift=1.0, kind_weight=1.0, rerank=())
     assert paths(rank(shop, question, weights=full_lift))[0] == "CHANGELOG.md"
 
 
@@ -131,7 +131,7 @@ def test_the_subject_line_of_a_long_question_weighs_more(cache: Index) -> None:
 )
 def test_the_scope_of_a_subject_names_the_code(cache: Index, question: str) -> None:
     assert paths(rank(cache, question))[0] == "cache/store.py"
-    flat = dataclasses.replace(DEFAULT_WEIGHTS, scope_weight=1.0, scope_path=0.0)
+    flat = dataclasses.replace(DEFAULT_WEIGHTS, scope_weight=1.0, scope_path=0.0, rerank=())
     assert paths(rank(cache, question, weights=flat))[0] == "net/client.py"
 
 

@@ -68,7 +68,7 @@ def test_a_pasted_template_does_not_pull_its_file_up(
     docs_as_code = tuple(
         (role, 1.0 if role is Role.DOC else p) for role, p in DEFAULT_WEIGHTS.priors
     )
-    full = dataclasses.replace(DEFAULT_WEIGHTS, kind_weight=1.0, priors=docs_as_code)
+    full = dataclasses.replace(DEFAULT_WEIGHTS, kind_weight=1.0, priors=docs_as_code, rerank=())
     assert rank(repo, QUESTION, weights=full).files[0].path == ".github/PULL_REQUEST_TEMPLATE.md"
 
 
