@@ -78,6 +78,16 @@ DOC_LANGUAGE_FOLDER = re.compile(
 )
 """A translated copy of the docs: `docs/zh/...`, `docs/pt-br/...` (lower-cased path)."""
 NOT_CODE = frozenset({"markdown", "rst", "text"})
+UNPARSED_CODE = frozenset(
+    {".kt", ".kts", ".swift", ".scala", ".sc", ".vue", ".svelte", ".astro", ".dart", ".lua"}
+    | {".ex", ".exs", ".erl", ".hrl", ".hs", ".ml", ".mli", ".clj", ".cljs", ".cljc", ".fs"}
+    | {".fsx", ".m", ".mm", ".r", ".jl", ".pl", ".pm", ".groovy", ".zig", ".nim", ".sol"}
+    | {".cr", ".elm", ".vb", ".cu", ".f90", ".pas", ".gleam", ".v", ".hx", ".purs", ".rkt"}
+)
+"""Extensions of programming languages the parser does not know: stored as "text", they are code
+all the same (the review of session 23: a Kotlin or Vue answer was marked as prose and pushed
+below helpers in a parsed language). Shell, build files, markup and data stay "not code", as
+in every repository the model was fitted on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,16 +180,19 @@ def features(
     # are never tests (their recipe), a user asking "which tests cover x" wants them
     roles = np.asarray(index.roles)[top]
     tests = analysis.wants_tests or analysis.asks_tests
-    asked = tests or analysis.wants_docs or analysis.wants_examples
+    kind_asked = tests or analysis.wants_docs or analysis.wants_examples
     out[:, column["role_test"]] = (roles == Role.TEST) & (not tests)
     out[:, column["role_doc"]] = (roles == Role.DOC) & (not analysis.wants_docs)
     out[:, column["role_example"]] = (roles == Role.EXAMPLE) & (not analysis.wants_examples)
     other = [Role.GENERATED, Role.CONFIG] + ([] if analysis.wants_changelog else [Role.CHANGELOG])
     out[:, column["role_other"]] = np.isin(roles, other)
-    if not asked:
+    if not kind_asked:
         out[:, column["aside_path"]] = [_aside(p) for p in paths]
     out[:, column["log_depth"]] = [math.log1p(p.count("/")) for p in paths]
-    languages = _languages(index, top)
+    languages = [
+        lang if lang != "text" or ext not in UNPARSED_CODE else ext
+        for lang, ext in zip(_languages(index, top), map(_extension, paths), strict=True)
+    ]
     out[:, column["code_language"]] = [lang not in NOT_CODE for lang in languages]
     out[:, column["same_language_as_best"]] = [lang == languages[0] for lang in languages]
     return out
@@ -275,6 +288,14 @@ def _aside(path: str) -> bool:
         or ASIDE_NAME.search(lowered) is not None
         or DOC_LANGUAGE_FOLDER.search(lowered) is not None
     )
+
+
+def _extension(path: str) -> str:
+    name = path.rpartition("/")[2].lower()
+    if name.endswith(".gradle.kts"):
+        return ".gradle.kts"  # a build script, as build.gradle is (mockito, in TRAIN)
+    dot = name.rfind(".")
+    return name[dot:] if dot > 0 else ""
 
 
 def _languages(index: Index, top: npt.NDArray[np.int64]) -> list[str]:

@@ -165,3 +165,48 @@ def test_a_kind_the_question_asks_for_is_no_mark_against_it(tmp_path: Path) -> N
     assert column("update the docs of invoice total", "role_doc")["docs/invoice.md"] == 0.0
     ranking = rank(index, "which tests cover invoice_total")
     assert paths(ranking)[0] == "tests/test_invoice.py"
+
+
+def test_code_in_a_language_the_parser_lacks_is_still_code(tmp_path: Path) -> None:
+    """The review of session 23: Kotlin and Vue files are stored as "text", and the model's
+    language column marked them as prose, so a Ruby helper that shares two words rose above the
+    Kotlin class that answers. They are code; shell, build files and prose are not."""
+    shop_files = {
+        f"app/src/main/kotlin/com/shop/{name}.kt": (
+            f"package com.shop\n\nclass {name} {{\n    fun {method}(order: Order): Money {{\n"
+            f"        return order.{method}()\n    }}\n}}\n"
+        )
+        for name, method in [
+            ("DiscountRules", "applyDiscount"),
+            ("OrderRepository", "saveOrder"),
+            ("PaymentGateway", "charge"),
+            ("ShippingCost", "shippingFor"),
+        ]
+    }
+    repo = {
+        **shop_files,
+        "app/src/main/kotlin/com/shop/CartService.kt": (
+            "package com.shop\n\nclass CartService(private val discounts: DiscountRules) {\n"
+            "    fun cartTotal(cart: Cart): Money {\n"
+            "        val subtotal = cart.items.sumOf { it.price * it.quantity }\n"
+            "        return discounts.applyDiscount(subtotal, cart.coupon)\n    }\n}\n"
+        ),
+        "web/CartTotal.vue": "<template><p>{{ cartTotal }}</p></template>\n",
+        "scripts/release.py": "def release(version):\n    '''Tag a release.'''\n",
+        "tools/coupon_import.rb": (
+            "# imports coupon codes for the cart\ndef import_coupons(path)\n"
+            "  File.readlines(path)\nend\n"
+        ),
+        "tools/cart.sh": "#!/bin/sh\necho cart total coupon\n",
+        "app/cart.gradle.kts": "// cart total coupon\nplugins { kotlin(\"jvm\") }\n",
+    }
+    index = index_repo(make_repo(tmp_path / "kotlin", repo))[0]
+    question = "cart total ignores the coupon discount"
+    top, _, x = candidate_features(index, question)
+    code = {index.files[int(i)].path: row[FEATURES.index("code_language")]
+            for i, row in zip(top, x, strict=True)}  # fmt: skip
+    assert code["app/src/main/kotlin/com/shop/CartService.kt"] == 1.0
+    assert code["web/CartTotal.vue"] == 1.0
+    assert code["tools/coupon_import.rb"] == 1.0
+    assert code["tools/cart.sh"] == code["app/cart.gradle.kts"] == 0.0
+    assert paths(rank(index, question))[0] == "app/src/main/kotlin/com/shop/CartService.kt"
