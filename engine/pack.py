@@ -407,7 +407,7 @@ def choice_notes(current: Plan, session: Session) -> tuple[str, ...]:
     """One short note, when files the user set to a level are shown at a richer one because
     that costs no more (the app notifies it; MCP's pack of the app's selection lists it).
 
-    It names the first NOTE_FILES such files and counts the rest, and carries no token
+    It names the first NOTE_FILES such files by path and counts the rest, and carries no token
     count: the app notifies again only when a note changes, and a count changes with every
     question (review of stop 22: 40 files gave 40 notes, 3,389 characters, on each question).
     """
@@ -419,6 +419,7 @@ def choice_notes(current: Plan, session: Session) -> tuple[str, ...]:
         moved.append((entry.path, own, entry.level))
     if not moved:
         return ()
+    moved.sort(key=lambda m: m[0])  # by path: the order of the ranking changes per question
     if len(moved) == 1:
         path, own, level = moved[0]
         return (

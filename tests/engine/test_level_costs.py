@@ -173,15 +173,18 @@ def test_many_choices_shown_richer_make_one_short_note_that_does_not_change_per_
     as much): one note names a few and counts the rest, and it carries nothing that changes
     with the question, so the app (which notifies when the notes change) does not notify
     again on every question."""
+    words = ("price", "refund", "coupon", "cart", "total", "count", "items", "tax")
     files = {
-        f"pkg/mod{i:02}.py": f"def total_{i}(price, count):\n    return price * count + {i}\n"
+        f"pkg/mod{i:02}.py": (
+            f"def {words[i % 8]}_{i}(price, count):\n    return price * count + {i}\n"
+        )
         for i in range(40)
-    }
+    }  # distinct words, so that each question orders the files differently (review s23)
     root = make_repo(tmp_path / "repo", files)
     index = index_repo(root)[0]
     session = Session(overrides=dict.fromkeys(files, Level.FOCUSED))
     notes = []
-    for question in ("total price", "count of items times the price"):
+    for question in ("total price", "refund total", "coupon for the cart"):
         packed, _ = pack(
             rank(index, question, session), index, 50_000, Format.JSON,
             counter=shared_tokenizer(), session=session, read_text=lambda p: read_text(root, p),
@@ -191,7 +194,7 @@ def test_many_choices_shown_richer_make_one_short_note_that_does_not_change_per_
     assert len(notes[0]) == 1 and len(notes[0][0]) <= 200, notes[0]
     assert notes[0][0].startswith("40 files you set are packed richer")
     assert notes[0][0].endswith("and 37 more")
-    assert notes[1] == notes[0]
+    assert notes[1] == notes[0] == notes[2]
 
 
 def test_every_fixture_language_is_covered() -> None:
