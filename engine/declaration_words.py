@@ -15,6 +15,7 @@ everywhere else, the row-by-row reading gives the same numbers bit for bit.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,10 +47,14 @@ def invert_declaration_words(units: UnitIndex) -> DeclarationWords:
     ptr = np.zeros(words + 1, dtype=np.int64)
     np.cumsum(counts, out=ptr[1:])
     # Term ids fit in 32 bits: two stable 16-bit passes (numpy sorts 16-bit keys by radix)
-    # give the stable order of the whole id at about 60 % of one 32-bit stable sort.
-    low = np.argsort((terms & 0xFFFF).astype(np.uint16), kind="stable")
-    high = (terms[low] >> 16).astype(np.uint16)
-    rows = low[np.argsort(high, kind="stable")].astype(np.int32)
+    # give the stable order of the whole id at about 60 % of one 32-bit stable sort. The
+    # halves are views of one 32-bit copy and the orders int32 as soon as made: on the 5x
+    # tree's 17.5 M rows the 64-bit temporaries peaked at +284 MB (review of session 23).
+    halves = terms.astype(np.uint32, copy=False).view(np.uint16).reshape(-1, 2)
+    low_half, high_half = (0, 1) if sys.byteorder == "little" else (1, 0)
+    by_low = np.argsort(halves[:, low_half], kind="stable").astype(np.int32)
+    high = halves[:, high_half][by_low]
+    rows = by_low[np.argsort(high, kind="stable")]
     return DeclarationWords(ptr, rows)
 
 
