@@ -17,7 +17,7 @@ No number of the ranking was chosen on this set: it judged the learned re-rank o
 it one more DEV.
 
 TRAIN (`--set train`, cases in `scripts/train_cases/`, 8 per repository) is the same recipe on 25
-more repositories in nine languages (Java, Ruby, PHP, C and C++ besides DEV's five), none of them
+more repositories in ten languages (Java, Ruby, PHP, C and C++ besides DEV's five), none of them
 in DEV or EXTRA. It exists so that numbers can be fitted on many repositories instead of DEV's
 eight: fit on DEV + TRAIN, judge on EXTRA. Its repositories were picked for breadth (language,
 size, monorepo or not) before any of them was scored.
