@@ -109,6 +109,8 @@ def test_a_workspace_inverts_the_words_once_typing_starts(tmp_path: Path) -> Non
     assert units is not None
     workspace.rank("render the page", Session(), complete=True)
     assert units.words is None  # a whole question (a command) builds nothing
+    workspace.rank("render the p", Session(), complete=False)
+    assert units.words is None  # the first keystroke ranking: the app's opening list
     workspace.rank("render the pa", Session(), complete=False)
     deadline = time.monotonic() + 30
     while units.words is None and time.monotonic() < deadline:
