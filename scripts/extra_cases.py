@@ -1,6 +1,6 @@
 """Build case sets outside DEV by DEV's recipe: EXTRA (held out) and TRAIN (for fitting).
 
-    python3 scripts/extra_cases.py [--set extra|train] [--per-repo N] [--mirrors DIR] [--out DIR]
+    python3 scripts/extra_cases.py [--set extra|train|train2] [--per-repo N] [--mirrors DIR] [--out DIR]
     CTXBENCH_CACHE=/tmp/ctxextra python3 ../shared/bench/materialise.py scripts/extra_cases/
     CTXBENCH_CACHE=/tmp/ctxextra .venv/bin/python scripts/dev_eval.py --cases scripts/extra_cases
 
@@ -21,6 +21,13 @@ more repositories in ten languages (Java, Ruby, PHP, C and C++ besides DEV's fiv
 in DEV or EXTRA. It exists so that numbers can be fitted on many repositories instead of DEV's
 eight: fit on DEV + TRAIN, judge on EXTRA. Its repositories were picked for breadth (language,
 size, monorepo or not) before any of them was scored.
+
+TRAIN2 (`--set train2`, `scripts/train2_cases/`, 8 per repository, session 24) is 24 more for
+fitting, picked before any was scored: TypeScript and JavaScript monorepos (vitest, pnpm,
+TanStack query, svelte, pinia: the issue names big TypeScript monorepos as the weakest kind),
+Python projects with much prose (sphinx, pylint, xarray: SWE-bench's kind of repository; typer
+and its tutorial sources), and more Go, Rust, Java, Ruby and PHP. The same recipe and pattern
+as TRAIN.
 """
 
 from __future__ import annotations
@@ -73,6 +80,32 @@ TRAIN_REPOS = {
     "guzzle/guzzle": "php",
     "jqlang/jq": "c",
     "fmtlib/fmt": "cpp",
+}
+TRAIN2_REPOS = {
+    "vitest-dev/vitest": "typescript",
+    "pnpm/pnpm": "typescript",
+    "TanStack/query": "typescript",
+    "sveltejs/svelte": "javascript",
+    "vuejs/pinia": "typescript",
+    "typeorm/typeorm": "typescript",
+    "mochajs/mocha": "javascript",
+    "nodejs/undici": "javascript",
+    "hapijs/hapi": "javascript",
+    "pallets/click": "python",
+    "encode/starlette": "python",
+    "fastapi/typer": "python",
+    "sphinx-doc/sphinx": "python",
+    "pylint-dev/pylint": "python",
+    "pydata/xarray": "python",
+    "go-chi/chi": "go",
+    "labstack/echo": "go",
+    "charmbracelet/bubbletea": "go",
+    "rayon-rs/rayon": "rust",
+    "seanmonstar/reqwest": "rust",
+    "square/retrofit": "java",
+    "google/guice": "java",
+    "sinatra/sinatra": "ruby",
+    "slimphp/Slim": "php",
 }
 SOURCE = re.compile(r"\.(py|pyi|js|mjs|cjs|jsx|ts|tsx|mts|go|rs|java|vue)$")
 # TRAIN's languages beyond EXTRA's (EXTRA keeps its own pattern so it rebuilds byte for byte).
@@ -165,17 +198,18 @@ def cases(
 def main() -> int:
     here = Path(__file__).resolve().parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("extra", "train"), default="extra")
+    parser.add_argument("--set", choices=("extra", "train", "train2"), default="extra")
     parser.add_argument("--per-repo", type=int)
     parser.add_argument("--mirrors", type=Path, default=here.parents[1] / ".mirror")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    train = args.set == "train"
+    train = args.set in ("train", "train2")
     out = args.out or here / f"{args.set}_cases"
     per_repo = args.per_repo or (8 if train else 12)
     source = TRAIN_SOURCE if train else SOURCE
     out.mkdir(parents=True, exist_ok=True)
-    for repo, lang in (TRAIN_REPOS if train else REPOS).items():
+    repos = {"extra": REPOS, "train": TRAIN_REPOS, "train2": TRAIN2_REPOS}[args.set]
+    for repo, lang in repos.items():
         made = cases(args.mirrors, repo, lang, per_repo, source)
         with (out / f"{repo.split('/')[1]}.jsonl").open("w", encoding="utf-8") as file:
             file.writelines(json.dumps(case) + "\n" for case in made)
