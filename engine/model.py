@@ -434,6 +434,31 @@ class PlanLimits:
     broke the guard: 4k Lines 0.412 -> 0.389). 4k: Pack 0.933 -> 0.937, Lines 0.412 ->
     0.480, top-10 files given code 6.79 -> 6.31 (500: 0.950/0.389/7.92; 700 and 800:
     0.927/0.526/5.58). 8k and 16k as at 0."""
+    tail_files: int = 5
+    """How many files after the breadth step's get the first tail_lines lines of their best
+    declaration, instead of an outline, from what the best files' depth leaves (0: none).
+    Issue 11, session 24 (the 8 DEV case files and 25 TRAIN repositories, scripts/pack_eval.py
+    figures, JSON packs). Objective fixed before the runs: the mean over 4k/8k/16k of Pack +
+    Lines + Top10/10, leave-one-case-file-out over the 33, guard: no budget's Lines more than
+    0.01 under the defaults on the fold's other files. Grid: tail_files 5, 10, 20 x
+    tail_lines 3, 5, 10 from the leftover; wider packs that give files past the 10th code
+    before the best files' depth (breadth_files 13, i.e. budget // breadth_tokens; or the next
+    budget // breadth_tokens - 10 files at 3, 5 or 10 lines before any depth step or after
+    the first 1, 2 or 3). Every fold chose the leftover at 3 lines (5 and 20 files tie on
+    every figure; 5 is the smaller change). Out of fold: Pack 0.853/0.892/0.902 and 8k/16k
+    Lines unchanged, 4k top-10 files with code 6.45 -> 6.53, 4k Lines 0.390 -> 0.389 (12
+    folds up, 1 down). DEV 4k/8k/16k: Pack 0.958/0.968/0.971, Lines 0.505/0.606/0.787
+    unchanged, 4k top-10 with code 6.40 -> 6.48; TRAIN: Pack 0.818/0.867/0.880 and 8k/16k
+    Lines unchanged, 4k Lines 0.350 -> 0.348, 4k top-10 6.49 -> 6.57. The wider packs buy
+    Pack with the best files' lines and fail the guard in every fold: TRAIN with three more
+    files before depth at 8k (sixteen at 16k) Pack 0.867 -> 0.894 (0.880 -> 0.920), Lines
+    0.497 -> 0.428 (0.684 -> 0.585); after the first three depth steps 0.877 / 0.472 at 8k;
+    breadth_files 13 on DEV at 8k Pack 0.968 -> 0.973, Lines 0.606 -> 0.541. Ranks 11-20 hold
+    5.6 % of TRAIN's gold (R@10 0.862, R@20 0.918; DEV 0.966, 0.975), but the 8k pack
+    leaves only ~300 tokens unused and ~90 on outlines past the 10th (16k: ~600 and ~240),
+    and a JSON file object costs 60 tokens before its reasons (~27 each) and code."""
+    tail_lines: int = 3
+    """Lines of its best declaration a tail file's view keeps (chosen with tail_files)."""
     small_file: int = 400
     """A file this small (tokens) goes in whole whenever it fits: a cut saves nothing."""
     full_if_within: float = 1.25

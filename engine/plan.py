@@ -16,7 +16,9 @@ reads), so it follows every keystroke:
 4. further strong files get their smallest code view, then their depth, while budget lasts;
 5. (PlanLimits.weak_first off) what is left gives the weak files among the best their
    smallest code view;
-6. what is still left adds outlines of further files, for orientation.
+6. what is still left gives the next files (PlanLimits.tail_files) the first lines of their
+   best declaration (PlanLimits.tail_lines);
+7. what is still left adds outlines of further files, for orientation.
 A less detailed level is never used where it would cost more than a richer one (an outline of
 a hundred signatures can cost more than a focused view): the richer, cheaper one is used.
 A plain greedy planner (whole files in ranked order) leaves the answer out whenever a large
@@ -112,6 +114,7 @@ def plan(
     if limits.breadth_tokens:
         breadth = min(breadth, max(1, budget // limits.breadth_tokens))
     weak = [c for c in auto[:breadth] if c.ranked.score > 0]
+    tail = [c for c in auto[breadth : breadth + limits.tail_files] if c.ranked.score > 0]
     for number, group in enumerate((strong[:breadth], strong[breadth:])):
         for c in group:  # 2 and 4: the smallest code view of each
             fill.smallest_code(c)
@@ -132,7 +135,10 @@ def plan(
     for c in weak:  # 5: the weak among the best files, their code (if not given in 2)
         if c.level is Level.OFF:
             fill.smallest_code(c)
-    for c in auto:  # 6: outlines of the rest, for orientation
+    for c in tail:  # 6: the next files, the first lines of their code
+        if c.level is Level.OFF:
+            fill.smallest_code(c, limits.tail_lines)
+    for c in auto:  # 7: outlines of the rest, for orientation
         if c.level is Level.OFF and c.ranked.score > 0:
             fill.outline(c)
     entries = tuple(
@@ -218,13 +224,13 @@ class _Filler:
         c.tokens = tokens
         return True
 
-    def smallest_code(self, c: _Candidate) -> None:
-        """The cheapest view with code: the best declaration (cut after
+    def smallest_code(self, c: _Candidate, lines: int = 0) -> None:
+        """The cheapest view with code: the best declaration (cut after `lines`, or
         PlanLimits.breadth_lines), or the whole file if that costs little more (or less)."""
         if self.costs.overhead > self.left:
             return  # the budget is spent: no view fits, and the file's matches need no work
         c.kept = min(1, len(c.ranked.matched_declarations))
-        c.best_lines = self.limits.breadth_lines
+        c.best_lines = lines or self.limits.breadth_lines
         floor = min(self.costs.of_best_lines(c), self.costs.of(c, Level.FULL))
         if floor + self.costs.overhead > self.left:
             return  # neither view fits: the focused one shows the best declaration's lines

@@ -17,7 +17,7 @@ from conftest import make_repo
 from index_support import index_repo
 
 from engine.levels import level_tokens
-from engine.model import Index, Level, Plan, PlanLimits, Session
+from engine.model import Index, Level, Plan, PlanLimits, Ranking, Session
 from engine.plan import FILE_OVERHEAD, PACK_OVERHEAD, PACK_REASONS, greedy_plan, plan
 from engine.rank import rank
 
@@ -365,19 +365,26 @@ def test_once_the_budget_is_spent_no_further_file_is_looked_into(ledgers: Index)
     assert asked and not asked & {f.path for f in ranking.files[last:]}
 
 
+def _weak_from(ledgers: Index, first: int) -> tuple[Ranking, set[str]]:
+    """The refund question's ranking with the files from position `first` (0-based) on
+    scoring 5 % of the best: weak files (under PlanLimits.code_score_share); and their paths."""
+    ranking = rank(ledgers, "post a refund and reverse its tax")
+    best = ranking.files[0].score
+    weak = {f.path for f in ranking.files[first:]}
+    skewed = replace(
+        ranking,
+        files=tuple(replace(f, score=best * 0.05) if f.path in weak else f for f in ranking.files),
+    )
+    return skewed, weak
+
+
 def test_weak_files_among_the_best_get_their_code_before_the_strong_files_depth(
     ledgers: Index,
 ) -> None:
     """Files of the top 10 scoring under PlanLimits.code_score_share of the best get their
     smallest code view in the breadth step, before any file gets more; only the strong files
     are deepened."""
-    ranking = rank(ledgers, "post a refund and reverse its tax")
-    best = ranking.files[0].score
-    weak = {f.path for f in ranking.files[5:]}
-    skewed = replace(
-        ranking,
-        files=tuple(replace(f, score=best * 0.05) if f.path in weak else f for f in ranking.files),
-    )
+    skewed, weak = _weak_from(ledgers, 5)
     breadth = PlanLimits().breadth_lines
     for budget in (6000, 9000, 30000):
         packed = plan(skewed, ledgers, budget).entries
@@ -426,3 +433,26 @@ def test_a_small_budget_gives_fewer_files_their_first_view_before_depth(ledgers:
     deeper = [e.rank for e in packed if e.best_lines > limits.breadth_lines]
     assert deeper == list(range(1, breadth + 1))  # the breadth files ran on before the rest
     assert sum(e.best_lines > limits.breadth_lines for e in spread) < breadth
+
+
+def test_the_next_files_get_the_first_lines_of_their_code_from_what_depth_leaves(
+    ledgers: Index,
+) -> None:
+    """Past the breadth files, PlanLimits.tail_files weak files get the first tail_lines
+    lines of their best declaration instead of an outline, from what the best files'
+    depth leaves: the best files' views do not change; the files after them keep outlines
+    (here an outline costs ten times such a view: many documented one-liners)."""
+    skewed, _ = _weak_from(ledgers, 4)
+    narrow = PlanLimits(breadth_files=4, tail_files=0)
+    tail = replace(narrow, tail_files=3)
+    assert tail.tail_lines < tail.breadth_lines
+    for budget in (6000, 12000):
+        before = {e.rank: e for e in plan(skewed, ledgers, budget, limits=narrow).entries}
+        after = {e.rank: e for e in plan(skewed, ledgers, budget, limits=tail).entries}
+        assert {r: before[r] for r in range(1, 5)} == {r: after[r] for r in range(1, 5)}
+        assert all(r not in before or before[r].level is Level.OUTLINE for r in range(5, 8))
+        for r in range(5, 8):
+            assert after[r].level is Level.FOCUSED
+            assert after[r].best_lines == tail.tail_lines
+            assert len(after[r].matched_declarations) == 1
+        assert after[8].level is Level.OUTLINE
