@@ -459,6 +459,18 @@ class PlanLimits:
     and a JSON file object costs 60 tokens before its reasons (~27 each) and code."""
     tail_lines: int = 3
     """Lines of its best declaration a tail file's view keeps (chosen with tail_files)."""
+    tail_reasons: int = 0
+    """Reasons a tail file's pack entry carries (engine.plan.PACK_REASONS for the others):
+    a JSON reason costs ~27 tokens, a file object 60 before them, so with none a 3-line view
+    costs about half as much and more tail files fit. Session 24, chosen as tail_files
+    (the same objective, guard and 33 folds; 3 before, 1, 0, with tail_files 5 and 10): 32
+    folds chose 0 with 5 files, hono's 0 with 10; held out 22 case files up, 2 down (httpx
+    8k Lines 0.783 -> 0.717), mean +0.0052. Out of fold 4k/8k/16k: Pack 0.853/0.892/0.902
+    -> 0.855/0.892/0.904, Lines 0.395/0.528/0.712 -> 0.395/0.526/0.712, 4k top-10 with code
+    6.52 -> 6.68. DEV: Pack unchanged (0.958/0.968/0.971), Lines 4k 0.505 -> 0.503, 4k
+    top-10 6.48 -> 6.67, 8k files past the 10th with code 0.70 -> 0.93; TRAIN: Pack
+    0.818/0.867/0.880 -> 0.820/0.867/0.881, Lines 8k 0.504 -> 0.501, 4k top-10 6.55 ->
+    6.71, 8k files past the 10th with code 0.86 -> 1.02."""
     small_file: int = 400
     """A file this small (tokens) goes in whole whenever it fits: a cut saves nothing."""
     full_if_within: float = 1.25

@@ -56,6 +56,9 @@ FORMAT_FILE_OVERHEAD: dict[Format, int] = {Format.MARKDOWN: 24, Format.XML: 28, 
 """Tokens of each file's wrapping apart from its content: heading and fence (Markdown), the
 <file> element (XML), the object with its keys and up to three reasons at ~30 tokens each
 (JSON, indented; measured 150-180 on flask)."""
+FORMAT_REASON_TOKENS: dict[Format, int] = {Format.JSON: 27}
+"""Tokens of each reason in a format's file wrapping (JSON: measured 26-28 with o200k);
+the others show no reasons."""
 MAX_REPLANS = 4
 """Plan-render-measure rounds when rescaling the planning target."""
 MAX_ROUNDS = 24
@@ -121,6 +124,7 @@ def pack(
             line_numbers=line_numbers,
             cost_factor=factor,
             file_overhead=FORMAT_FILE_OVERHEAD[fmt],
+            reason_tokens=FORMAT_REASON_TOKENS.get(fmt, 0),
             reserved=reserved,
         )
         draft = replace(

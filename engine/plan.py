@@ -64,6 +64,8 @@ class _Candidate:
     """Lines of the best one kept before the cut (see engine.levels)."""
     tokens: int = 0
     automatic: bool = True
+    reasons: int = PACK_REASONS
+    """Reasons its pack entry carries."""
 
     @property
     def matched(self) -> tuple[int, ...]:
@@ -82,6 +84,7 @@ def plan(
     cost_factor: float = 1.0,
     file_overhead: int = FILE_OVERHEAD,
     reserved: int = 0,
+    reason_tokens: int = 0,
 ) -> Plan:
     """Pick a level per ranked file to fit `budget` tokens (an estimate; see engine.pack).
 
@@ -91,8 +94,10 @@ def plan(
         file_overhead: tokens of each file's own wrapping in the output format.
         reserved: tokens the pack's own sections (instructions, the diff) take before any
             file; they count like the user's own choices.
+        reason_tokens: tokens each reason an entry carries costs in the output format
+            (file_overhead counts PACK_REASONS of them); tail files carry fewer.
     """
-    costs = _Costs(index, line_numbers, cost_factor, file_overhead)
+    costs = _Costs(index, line_numbers, cost_factor, file_overhead, reason_tokens)
     candidates = [
         _Candidate(r, i + 1) for i, r in enumerate(ranking.files[: limits.max_candidates])
     ]
@@ -137,7 +142,10 @@ def plan(
             fill.smallest_code(c)
     for c in tail:  # 6: the next files, the first lines of their code
         if c.level is Level.OFF:
+            c.reasons = limits.tail_reasons
             fill.smallest_code(c, limits.tail_lines)
+            if c.level is Level.OFF:
+                c.reasons = PACK_REASONS
     for c in auto:  # 7: outlines of the rest, for orientation
         if c.level is Level.OFF and c.ranked.score > 0:
             fill.outline(c)
@@ -146,13 +154,13 @@ def plan(
             path=c.ranked.path,
             file_id=c.ranked.file_id,
             level=c.level,
-            tokens=c.tokens - costs.overhead,
+            tokens=c.tokens - costs.overhead_of(c),
             rank=c.rank,
             score=c.ranked.score,
             automatic=c.automatic,
             pinned=c.ranked.pinned or c.ranked.focused,
             matched_declarations=c.matched,
-            reasons=tuple(c.ranked.reasons[:PACK_REASONS]),
+            reasons=tuple(c.ranked.reasons[: c.reasons]),
             best_lines=c.best_lines,
         )
         for c in candidates
@@ -194,7 +202,7 @@ def _fix_choice(
             c.level = costs.cheapest(c, Level.OUTLINE if costs.has_outline(c) else Level.FOCUSED)
     if c.level is Level.OFF:
         return 0
-    c.tokens = costs.of(c, c.level) + costs.overhead
+    c.tokens = costs.of(c, c.level) + costs.overhead_of(c)
     return c.tokens
 
 
@@ -215,7 +223,7 @@ class _Filler:
         before = (c.level, c.kept, c.best_lines)
         c.level, c.kept, c.best_lines = level, kept, best_lines
         raw = self.costs.raw(c, level)
-        tokens = self.costs.of(c, level) + self.costs.overhead
+        tokens = self.costs.of(c, level) + self.costs.overhead_of(c)
         extra = tokens - (c.tokens if before[0] is not Level.OFF else 0)
         if raw > self.cap or extra > self.left:
             c.level, c.kept, c.best_lines = before
@@ -227,12 +235,12 @@ class _Filler:
     def smallest_code(self, c: _Candidate, lines: int = 0) -> None:
         """The cheapest view with code: the best declaration (cut after `lines`, or
         PlanLimits.breadth_lines), or the whole file if that costs little more (or less)."""
-        if self.costs.overhead > self.left:
+        if self.costs.overhead_of(c) > self.left:
             return  # the budget is spent: no view fits, and the file's matches need no work
         c.kept = min(1, len(c.ranked.matched_declarations))
         c.best_lines = lines or self.limits.breadth_lines
         floor = min(self.costs.of_best_lines(c), self.costs.of(c, Level.FULL))
-        if floor + self.costs.overhead > self.left:
+        if floor + self.costs.overhead_of(c) > self.left:
             return  # neither view fits: the focused one shows the best declaration's lines
         focused = self.costs.of(c, Level.FOCUSED)
         full = self.costs.of(c, Level.FULL)
@@ -279,7 +287,7 @@ class _Filler:
     def outline(self, c: _Candidate) -> None:
         """An outline for orientation; the smallest code view instead where that is no
         dearer."""
-        if self.costs.overhead > self.left or not self.costs.has_outline(c):
+        if self.costs.overhead_of(c) > self.left or not self.costs.has_outline(c):
             return  # the budget is spent (no view fits), or there is no outline
         c.kept, c.best_lines = 0, MATCH_LINES
         level = self.costs.cheapest(c, Level.OUTLINE)
@@ -289,19 +297,27 @@ class _Filler:
 class _Costs:
     """Level costs of candidate files, each computed once per plan."""
 
-    __slots__ = ("factor", "index", "line_numbers", "memo", "overhead")
+    __slots__ = ("factor", "index", "line_numbers", "memo", "overhead", "reason_tokens")
 
-    def __init__(self, index: Index, line_numbers: bool, factor: float, overhead: int) -> None:
+    def __init__(
+        self, index: Index, line_numbers: bool, factor: float, overhead: int, reason_tokens: int
+    ) -> None:
         self.index = index
         self.line_numbers = line_numbers
         self.factor = factor
         self.overhead = overhead
-        """Tokens of a file's wrapping in the output format."""
+        """Tokens of a file's wrapping in the output format (with PACK_REASONS reasons)."""
+        self.reason_tokens = reason_tokens
+        """Tokens of each reason in that wrapping."""
         self.memo = _LEVEL_COSTS.get(index.line_tokens, line_numbers, dict)
         """Costs by (file, level, kept declarations, best lines): they do not depend on the
         question, so the plans of the next keystrokes reuse them."""
         if len(self.memo) > LEVEL_COSTS_KEPT:
             self.memo.clear()
+
+    def overhead_of(self, c: _Candidate) -> int:
+        """Tokens of a file's wrapping with the reasons it carries."""
+        return self.overhead - self.reason_tokens * (PACK_REASONS - c.reasons)
 
     def raw(self, c: _Candidate, level: Level) -> int:
         """Estimated content tokens of a file at a level (its current `kept` declarations)."""

@@ -456,3 +456,23 @@ def test_the_next_files_get_the_first_lines_of_their_code_from_what_depth_leaves
             assert after[r].best_lines == tail.tail_lines
             assert len(after[r].matched_declarations) == 1
         assert after[8].level is Level.OUTLINE
+
+
+def test_the_next_files_carry_fewer_reasons_so_that_more_of_them_fit(ledgers: Index) -> None:
+    """A tail file's entry carries PlanLimits.tail_reasons reasons; where each reason costs
+    tokens (JSON), the room saved gives further tail files their code; the breadth files
+    keep PACK_REASONS."""
+    skewed, _ = _weak_from(ledgers, 4)
+    assert all(len(f.reasons) > PACK_REASONS for f in skewed.files)
+    every = PlanLimits(breadth_files=4, tail_files=5, tail_reasons=PACK_REASONS)
+    fewer = replace(every, tail_reasons=1)
+    with_all, with_one = (
+        plan(skewed, ledgers, 3600, limits=limits, file_overhead=150, reason_tokens=27).entries
+        for limits in (every, fewer)
+    )  # JSON's wrapping
+    code = (Level.FOCUSED, Level.FULL)
+    tail_all = [e for e in with_all if e.rank > 4 and e.level in code]
+    tail_one = [e for e in with_one if e.rank > 4 and e.level in code]
+    assert len(tail_one) > len(tail_all) > 0
+    assert all(len(e.reasons) == 1 for e in tail_one)
+    assert all(len(e.reasons) == PACK_REASONS for e in with_one if e.rank <= 4)
