@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from engine.model import FIELDS, Index, Reason, ReasonKind
 from engine.query import QueryAnalysis
 from engine.relevance import DEFAULT_DECLARATION_WEIGHTS, DeclarationWeights, match_declarations
+from engine.tables import declaration_outline
 
 if TYPE_CHECKING:
     import numpy as np
@@ -118,11 +119,9 @@ class Explanations:
             if file_id in analysis.mentioned:
                 reasons.append(Reason(ReasonKind.PATH, "named in the question"))
             matched = self.matched(file_id)
-            if matched:
-                decls = index.files[file_id].declarations
-                reasons.extend(
-                    Reason(ReasonKind.DECLARATION, decls[d].qualified_name) for d in matched[:3]
-                )
+            if matched:  # names from the outline the matching decoded: no whole declaration
+                names = declaration_outline(index.files, file_id).names
+                reasons.extend(Reason(ReasonKind.DECLARATION, names[d]) for d in matched[:3])
             reasons.extend(_word_reasons(words_of.get(file_id, {})))
             reasons.extend(neighbours.get(file_id, ()))
             recent = _recency(index, file_id)

@@ -129,9 +129,7 @@ def test_an_edited_file_makes_the_full_open_differ_from_the_saved_index(
     assert not same_files(saved, index_repo(repo, cache_dir=cache_dir)[0])
 
 
-def test_a_touched_file_is_not_taken_as_the_saved_one(
-    repo: Path, cache_dir: Path
-) -> None:
+def test_a_touched_file_is_not_taken_as_the_saved_one(repo: Path, cache_dir: Path) -> None:
     index_repo(repo, cache_dir=cache_dir)
     saved = open_saved(repo, encoding="o200k_base", cache_dir=cache_dir)
     assert saved is not None
@@ -334,12 +332,15 @@ def test_reopening_an_unchanged_tree_rebuilds_nothing_and_decodes_no_record(
     def forbidden(*args: object, **kwargs: object) -> None:
         raise AssertionError("a warm reopen must map the cache, not rebuild it")
 
-    decoded: list[bytes] = []
-    real_decode = engine.tables.decode_declarations
+    decoded: list[bytes] = []  # records decoded, whole or their outline (spans and names)
+    real_decode, real_outline = engine.tables.decode_declarations, engine.tables.decode_outline
     monkeypatch.setattr(engine.indexer, "assemble", forbidden)
     monkeypatch.setattr(engine.indexer.store, "save", forbidden)
     monkeypatch.setattr(
         engine.tables, "decode_declarations", lambda data: decoded.append(data) or real_decode(data)
+    )
+    monkeypatch.setattr(
+        engine.tables, "decode_outline", lambda data: decoded.append(data) or real_outline(data)
     )
     index, report = index_repo(repo, cache_dir=cache_dir)
     assert (report.parsed, report.reused) == ((), len(FILES))
