@@ -61,15 +61,19 @@ def unchanged_index(
 
     root_str = str(Path(root).expanduser().resolve())
     times: list[StageTime] = []
-    started = time.perf_counter()
-    scanned = scan(root_str, options, memo_file=cache_dir / MEMO_FILE)
-    times.append(StageTime("scan", time.perf_counter() - started))
+    # the cache first: without one (a first index) or with one the full open discards, the
+    # tree is not scanned twice (16,000 files: 0.2-0.4 s of a cold `ctxtui index`)
     started = time.perf_counter()
     cache_path = store.cache_file(cache_dir, encoding)
     try:
         saved = store.glance(cache_path, root_str, encoding, COLUMNS)
     except (FileNotFoundError, store.StaleCache):
         return None
+    glanced = time.perf_counter() - started
+    started = time.perf_counter()
+    scanned = scan(root_str, options, memo_file=cache_dir / MEMO_FILE)
+    times.append(StageTime("scan", time.perf_counter() - started))
+    started = time.perf_counter() - glanced
     c = saved.columns
     text, bounds = c["path_blob"].tobytes(), c["path_ptr"].tolist()
     files = saved.rows["file_size"]

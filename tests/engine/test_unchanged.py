@@ -3,6 +3,7 @@ never answers for a tree that changed (an edited file is always read again by th
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -150,3 +151,32 @@ def test_the_answer_never_loads_numpy(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_without_a_usable_cache_the_tree_is_not_scanned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first `ctxtui index` (or one whose cache is discarded) scans the tree once, in the
+    full open, not a second time here only to find there is nothing to compare with."""
+    root = make_repo(tmp_path / "r", TREE, git=True)
+    cache = tmp_path / "cache"
+    scans: list[object] = []
+    module = importlib.import_module("engine.scan")  # `engine.scan` is also the function
+    real = module.scan
+
+    def counted(*args: object, **kwargs: object) -> object:
+        scans.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "scan", counted)
+    assert quick(root, cache) is None  # no cache yet
+    assert scans == []
+    warm(root, cache)
+    scans.clear()
+    cache_file(cache, "o200k_base").write_bytes(b"garbage")
+    assert quick(root, cache) is None
+    assert scans == []
+    warm(root, cache)
+    scans.clear()
+    assert quick(root, cache) is not None  # a usable cache: the tree is compared with it
+    assert len(scans) == 1
