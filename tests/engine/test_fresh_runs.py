@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -84,3 +85,34 @@ def test_vocabulary_numbers_new_words_after_the_known_ones_in_their_order() -> N
     assert vocabulary.words == ["alpha", "beta", "gamma", "delta"]
     assert vocabulary.ids == {"alpha": 0, "beta": 1, "gamma": 2, "delta": 3}
     assert vocabulary.add_all([]) == []
+
+
+def test_term_rows_wait_with_their_counts_clamped_to_two_bytes(tmp_path: Path) -> None:
+    """While files arrive their term counts are kept as the postings store them (uint16,
+    clamped): a word said 70,000 times posts 65,535, and the body still counts all of it."""
+    from engine.analyse import Analyser, analyse_batch
+    from engine.fresh import Fresh
+    from engine.index import COUNT_CEILING
+    from engine.indexer import build_index
+    from engine.model import SourceFile
+    from engine.tokens import load_tokenizer
+
+    text = "spam(spam, spam, spam, spam, spam, spam)\n" * 10_000 + "eggs()\n"
+    (tmp_path / "notes.py").write_text(text, encoding="utf-8")
+    batch = analyse_batch(
+        str(tmp_path),
+        [SourceFile("notes.py", len(text), 0, "python")],
+        Analyser.create(load_tokenizer("o200k_base")),
+    )
+    fresh = Fresh()
+    fresh.add_batch(batch.analysed, np.arange(len(batch.words), dtype=np.int32))
+    ((_, terms, _, counts),) = list(fresh.take_rows())
+    assert counts.dtype == np.uint16
+    said = dict(zip((batch.words[t] for t in terms.tolist()), counts.tolist(), strict=True))
+    assert said["spam"] == COUNT_CEILING and said["egg"] == 1
+    index, _ = build_index(tmp_path, workers=1)
+    spam = index.vocab["spam"]
+    postings = index.postings
+    row = int(postings.ptr[spam])
+    assert int(postings.tf[row].max()) == COUNT_CEILING
+    assert float(index.body_length[0]) == 70_001.0
