@@ -15,7 +15,6 @@ import secrets
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +52,7 @@ class TermNumbering:
         """Word -> id."""
         self.rows: dict[str, int] = {}
         """Identifier -> its row of the identifier table (the ids of its index words)."""
-        self.normalise: Callable[[str], str | None] = lru_cache(PART_CACHE_LIMIT)(normalise_part)
+        self.normalise: Callable[[str], str | None] = _Parts().__getitem__
         """normalise_part, remembering (stemming is the costly step; parts repeat a lot)."""
         self._ptr = np.zeros(1 << 12, dtype=np.int64)
         """Where each row's word ids start in `_terms` (row r: _ptr[r] to _ptr[r + 1])."""
@@ -93,17 +92,29 @@ class TermNumbering:
         new = set(found).difference(rows)  # in C: the set against the dict
         if not new:
             return
-        numbered = [self._number(identifier_words(i, self.normalise)) for i in new]
-        first, added = len(rows), len(numbered)
+        split = [identifier_words(i, self.normalise) for i in new]
+        first, added = len(rows), len(split)
         rows.update(zip(new, range(first, first + added), strict=True))  # one order both times
-        lengths = np.fromiter(map(len, numbered), np.int64, added)
+        lengths = np.fromiter(map(len, split), np.int64, added)
         start = int(self._ptr[first])
         end = start + int(lengths.sum())
         self._ptr = _room(self._ptr, first + added + 1)
         np.cumsum(lengths, out=self._ptr[first + 1 : first + added + 1])
         self._ptr[first + 1 : first + added + 1] += start
         self._terms = _room(self._terms, end)
-        self._terms[start:end] = np.fromiter(chain.from_iterable(numbered), np.int32, end - start)
+        self._terms[start:end] = self._number(list(chain.from_iterable(split)))
+
+    def _number(self, words: list[str]) -> npt.NDArray[np.int32]:
+        """The ids of `words`, numbering the new ones in the order they first come (the
+        order a loop over them would give), with the loops in C: a loop in Python over
+        every word of every new identifier was a twentieth of a worker's time."""
+        import numpy as np  # deliberate: see __init__
+
+        ids = self.ids
+        fresh = list(dict.fromkeys([word for word in words if word not in ids]))
+        ids.update(zip(fresh, range(len(self.words), len(self.words) + len(fresh)), strict=True))
+        self.words += fresh
+        return np.fromiter(map(ids.__getitem__, words), np.int32, len(words))
 
     def forget(self) -> None:
         """Let go of the identifiers split so far (the word ids stay): bounds memory."""
@@ -123,16 +134,18 @@ class TermNumbering:
         at = np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, lengths)
         return self._terms[at].astype(np.int64), lengths
 
-    def _number(self, words: list[str]) -> list[int]:
-        ids = self.ids
-        numbered = []
-        for word in words:
-            term = ids.get(word)
-            if term is None:
-                term = ids[word] = len(self.words)
-                self.words.append(word)
-            numbered.append(term)
-        return numbered
+
+class _Parts(dict[str, "str | None"]):
+    """Identifier part -> normalise_part(part), filled as parts are met and emptied when it
+    holds PART_CACHE_LIMIT of them. A remembered part is one lookup in C, as with
+    functools.lru_cache, without its list of every entry in order of use (~60 bytes a part:
+    12 MB of each index worker's memory on the 16k tree)."""
+
+    def __missing__(self, part: str) -> str | None:
+        if len(self) >= PART_CACHE_LIMIT:
+            self.clear()
+        word = self[part] = normalise_part(part)
+        return word
 
 
 def _room(array: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:

@@ -160,3 +160,21 @@ def test_an_empty_batch_and_a_batch_of_empty_files_give_empty_arrays(
     batch = analyse_batch(str(tmp_path), [SourceFile("a.txt", 0, 0, "text")], analyser)
     assert batch.analysed.term_rows == [0] and batch.analysed.body_length == [0.0]
     assert batch.analysed.unit_words == [0] and batch.analysed.declaration_rows == [0]
+
+
+def test_a_full_part_memory_starts_again_and_gives_the_same_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The remembered normalised parts are bounded (PART_CACHE_LIMIT): past it they are
+    forgotten, and every identifier still gets the words `identifier_words` gives it."""
+    from engine import index_words
+    from engine.words import identifier_words
+
+    monkeypatch.setattr(index_words, "PART_CACHE_LIMIT", 3)
+    numbering = TermNumbering()
+    names = ["getUserSession", "loadConfig", "the_handlers", "HTTPServer", "getUserSession"]
+    numbering.learn(names)
+    for name in names:
+        assert [numbering.words[t] for t in numbering.words_of(name)] == identifier_words(name)
+    remembered = numbering.normalise.__self__  # type: ignore[attr-defined]
+    assert 0 < len(remembered) <= 3
