@@ -9,6 +9,7 @@ import contextlib
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -88,9 +89,18 @@ def read_settings(path: str, **flags: Any) -> Settings:
     return settings
 
 
+PROGRESS_REFRESH_SECONDS = 0.1
+"""How often the progress bar is drawn again while a stage reports (rich's own rate)."""
+
+
 @contextmanager
 def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
-    """A rich progress bar on stderr for long stages, only when stderr is a terminal."""
+    """A rich progress bar on stderr for long stages, only when stderr is a terminal.
+
+    The bar is drawn from the reports themselves, not by rich's refresh thread: a first
+    index forks its worker processes only while this process has no other thread (or it
+    starts them through a forkserver, which imports everything again and shares no page),
+    and on a terminal that thread made every `ctxtui index` take the slow way."""
     if not sys.stderr.isatty():
         yield None
         return
@@ -104,14 +114,21 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
         MofNCompleteColumn(),
         console=Console(stderr=True),
         transient=True,
+        auto_refresh=False,
     ) as bar:
         tasks: dict[str, TaskID] = {}
+        drawn = [0.0]
 
         def update(progress: Progress) -> None:
             task = tasks.get(progress.stage)
+            started = task is None
             if task is None:
                 task = tasks[progress.stage] = bar.add_task(progress.stage, total=progress.total)
             bar.update(task, completed=progress.done, total=progress.total or None)
+            now = time.monotonic()
+            if started or now - drawn[0] >= PROGRESS_REFRESH_SECONDS:
+                drawn[0] = now
+                bar.refresh()
 
         yield update
 

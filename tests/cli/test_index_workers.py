@@ -54,3 +54,28 @@ def test_the_workspace_hands_the_worker_count_to_the_index(
     workspace = Workspace.open(repo, semantic=False, use_cache=False)
     assert asked == [expected]
     assert [f.path for f in workspace.index.files] == ["app.py"]
+
+
+def test_the_progress_bar_on_a_terminal_starts_no_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first index forks its workers only while the process has one thread (else they
+    start through a forkserver: everything imported again, no page shared); rich's bar
+    refreshed itself from a thread of its own, so on a terminal every index took that way.
+    The bar is drawn from the reports instead."""
+    import io
+    import sys
+    import threading
+
+    from ctxtui.cli.common import progress_on_stderr
+
+    terminal = io.StringIO()
+    terminal.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress_on_stderr() as on_progress:
+        assert on_progress is not None
+        assert threading.active_count() == 1
+        on_progress(engine.Progress("parse", 0, 0))
+        on_progress(engine.Progress("parse", 16, 32))
+        assert threading.active_count() == 1
+    assert "parse" in terminal.getvalue()
