@@ -30,6 +30,43 @@ engine.index.COUNT_CEILING."""
 CHUNK_ITEMS = 1 << 18
 """Items of a `Runs` chunk (1 MB of int32): large enough that a chunk let go frees whole
 pages, small enough that the last, partly filled chunk of a column costs little."""
+WAIT_COMPRESSION = 1
+"""zlib level of what waits for the index stage compressed (`Fresh.compress`): full `Runs`
+chunks and each batch's term rows. On the 16k tree level 1 gives the runs 37.2 -> 12.0 MiB
+and the term rows 18.8 -> 6.5 MiB for 1.2 s of this process's CPU (compressed and read
+back); on the 5x tree this process ends its parse, where the process tree is largest (it
+holds every analysis, beside its workers), at 336 MiB rather than 513 (replayed)."""
+COMPRESS_FROM_FILES = 25_000
+"""Files analysed at once from which what waits is compressed: above the 16k scale tree
+(15,695 files, whose process tree peaks near 620 MB without it: the CPU is the dearer
+there), below the 5x tree (78,475 files: 1.14 GB without it, against a 1 GB target)."""
+
+
+class Packed:
+    """An array compressed while it waits (WAIT_COMPRESSION), given back by `array`."""
+
+    __slots__ = ("__weakref__", "_data", "_dtype", "_items")
+
+    def __init__(self, values: npt.NDArray[Any]) -> None:
+        import zlib  # deliberate: only a first index's parse compresses
+
+        import numpy as np  # deliberate: numpy loads with the index
+
+        # the array's own buffer, not a copy (it is contiguous: a chunk's head, a batch's)
+        self._data = zlib.compress(np.ascontiguousarray(values), WAIT_COMPRESSION)
+        self._dtype = values.dtype
+        self._items = len(values)
+
+    def __len__(self) -> int:
+        return self._items
+
+    def array(self) -> npt.NDArray[Any]:
+        """The array again (read-only, flat)."""
+        import zlib  # deliberate: see __init__
+
+        import numpy as np  # deliberate: numpy loads with the index
+
+        return np.frombuffer(zlib.decompress(self._data), dtype=self._dtype)
 
 
 class Runs:
@@ -47,7 +84,10 @@ class Runs:
         self._dtype = dtype
         self._width = width
         """Items per row: a run of n rows holds n * width items (kept flat)."""
-        self._chunks: list[npt.NDArray[Any]] = []
+        self._chunks: list[npt.NDArray[Any] | Packed] = []
+        """The chunks; with `pack`, all but the last (the one being filled) compressed."""
+        self.pack = False
+        """Compress each chunk once full (Fresh.compress)."""
         self._used = 0
         """Items filled in the last chunk."""
         self._where: list[tuple[int, int, int]] = []
@@ -74,11 +114,15 @@ class Runs:
                 total += sizes[end]
                 end += 1
             if end == i:  # the next run does not fit: a new chunk
+                if self.pack and self._chunks:  # the last one is full: it waits compressed
+                    self._chunks[-1] = Packed(self._chunks[-1][: self._used])
                 self._chunks.append(np.empty(max(CHUNK_ITEMS, sizes[i]), dtype=self._dtype))
                 self._used = 0
                 continue
             chunk = len(self._chunks) - 1
-            self._chunks[chunk][self._used : self._used + total] = flat[at : at + total]
+            last = self._chunks[chunk]
+            assert not isinstance(last, Packed), "only the chunks before the last are packed"
+            last[self._used : self._used + total] = flat[at : at + total]
             for size in sizes[i:end]:
                 self._where.append((chunk, self._used, size))
                 self._used += size
@@ -100,7 +144,8 @@ class Runs:
         for at, start, size in where:
             while current < at:
                 current += 1
-                chunk = chunks.pop()
+                held = chunks.pop()  # held while its runs are read
+                chunk = held.array() if isinstance(held, Packed) else held
             run = chunk[start : start + size]
             yield run.reshape(-1, self._width) if self._width > 1 else run
 
@@ -140,10 +185,17 @@ class Fresh:
     uses: list[bytes] = field(default_factory=list)
     """Stored import uses per position."""
     _rows: list[tuple[int, list[int], Any, Any, Any]] = field(default_factory=list)
-    """Per batch: its first position, term rows per file, then terms, fields and counts;
-    each row's file is spelled out only when taken (4 bytes a row saved while files
-    arrive: 56 MB by the end of the 5x tree's parse)."""
+    """Per batch: its first position, term rows per file, then terms, fields and counts
+    (arrays, or Packed ones); each row's file is spelled out only when taken (4 bytes a row saved
+    while files arrive: 56 MB by the end of the 5x tree's parse)."""
     _declarations: list[tuple[npt.NDArray[np.int32], ...]] = field(default_factory=list)
+    compress: bool = False
+    """Keep the runs' full chunks and the term rows compressed until the index stage takes
+    them (COMPRESS_FROM_FILES)."""
+
+    def __post_init__(self) -> None:
+        for runs in (self.line_prefix, self.unit_terms, self.unit_tf, self.unit_rows):
+            runs.pack = self.compress
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -174,7 +226,9 @@ class Fresh:
         # each (file, field, term) has one row, so clamping now changes no posting: 2 bytes
         # a row rather than 4 while the files arrive (28 MB by the end of the 5x tree's parse)
         counts = np.minimum(analysed.counts, COUNT_CEILING).astype(np.uint16)
-        self._rows.append((first, analysed.term_rows, ids[analysed.terms], analysed.fields, counts))
+        rows = (ids[analysed.terms], analysed.fields, counts)
+        terms, fields, counts = (Packed(a) for a in rows) if self.compress else rows
+        self._rows.append((first, analysed.term_rows, terms, fields, counts))
         self._declarations.append((
             np.repeat(files, analysed.declaration_rows), analysed.declaration_positions,
             ids[analysed.declaration_terms],
@@ -187,6 +241,9 @@ class Fresh:
         while self._rows:
             first, rows, terms, fields, counts = self._rows.pop(0)
             files = np.arange(first, first + len(rows), dtype=np.int32)
+            if isinstance(terms, Packed):  # and the others too (Fresh.compress)
+                # writable: the index renumbers the terms in place
+                terms, fields, counts = terms.array().copy(), fields.array(), counts.array()
             yield np.repeat(files, rows), terms, fields, counts
 
     def take_declarations(self) -> Iterator[tuple[npt.NDArray[np.int32], ...]]:

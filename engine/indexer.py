@@ -23,7 +23,7 @@ from engine import store
 from engine.analyse import read_source, sha1_of
 from engine.assemble import Plan, assemble, git_columns, open_index
 from engine.errors import CacheError
-from engine.fresh import Fresh
+from engine.fresh import COMPRESS_FROM_FILES, Fresh
 from engine.index import Vocabulary
 from engine.model import (
     Index,
@@ -399,7 +399,7 @@ def _analyse_all(
 ) -> tuple[Fresh, list[SkippedFile]]:
     """Analyse files (in worker processes when there are many) and renumber their words in
     the index's vocabulary: one array lookup a file."""
-    fresh = Fresh()
+    fresh = Fresh(compress=len(sources) >= COMPRESS_FROM_FILES)
     skips: list[SkippedFile] = []
     if not sources:
         return fresh, skips  # a warm reopen: multiprocessing and the parsers never load

@@ -116,3 +116,50 @@ def test_term_rows_wait_with_their_counts_clamped_to_two_bytes(tmp_path: Path) -
     row = int(postings.ptr[spam])
     assert int(postings.tf[row].max()) == COUNT_CEILING
     assert float(index.body_length[0]) == 70_001.0
+
+
+@pytest.mark.parametrize("width", [1, 3])
+def test_packed_runs_wait_compressed_and_come_back_the_same(
+    monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    monkeypatch.setattr(engine.fresh, "CHUNK_ITEMS", 8 * width)
+    rows = [3, 0, 5, 20, 2, 6, 1, 0, 8, 4]
+    given = [np.arange(width * n, dtype=np.int32).reshape(-1, width) + 100 * n for n in rows]
+    plain, packed = Runs("int32", width), Runs("int32", width)
+    packed.pack = True
+    for run in given:
+        keep(plain, run)
+        keep(packed, run)
+    assert packed._where == plain._where
+    assert all(isinstance(c, engine.fresh.Packed) for c in packed._chunks[:-1])
+    assert isinstance(packed._chunks[-1], np.ndarray)  # the one being filled
+    for taken, run in zip(packed.take(), given, strict=True):
+        assert np.array_equal(taken.reshape(-1, width), run)
+
+
+def test_a_compressed_wait_gives_the_same_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above COMPRESS_FROM_FILES what waits for the index stage is compressed; the index
+    saved is the same to the byte."""
+    import engine.indexer
+    from engine.indexer import build_index
+    from engine.store import cache_file
+
+    monkeypatch.setattr(engine.fresh, "CHUNK_ITEMS", 64)  # many chunks, most compressed
+    root = tmp_path / "repo"
+    for i in range(12):
+        (root / f"pkg{i % 3}").mkdir(parents=True, exist_ok=True)
+        (root / f"pkg{i % 3}" / f"mod{i}.py").write_text(
+            f'"""Module {i}."""\n\nimport os\n\n\ndef handle_request_{i}(path):\n'
+            f'    """Handle one request."""\n    return os.path.join(path, "x{i}") * {i}\n'
+            + "".join(f"\n\ndef helper_{i}_{k}():\n    return {k}\n" for k in range(i)),
+            encoding="utf-8",
+        )
+    saved = []
+    for threshold in (10**9, 0):
+        monkeypatch.setattr(engine.indexer, "COMPRESS_FROM_FILES", threshold)
+        cache = tmp_path / f"cache-{threshold}"
+        build_index(root, cache_dir=cache, workers=1)
+        saved.append(cache_file(cache, "o200k_base").read_bytes())
+    assert saved[0] == saved[1]
