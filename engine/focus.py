@@ -109,7 +109,7 @@ def kept_ranges(
                 whole.add(inner)
     brace = file.language in BRACE_LANGUAGES
     if DOC_LINES and file.language in DOC_LANGUAGES:
-        ranges.extend(_doc_ranges(decls, chosen, brace))
+        ranges.extend(_doc_ranges(decls, chosen, brace, module_import_lines(file)))
     headers = _shown_headers(decls, chosen)
     ranges.extend((decls[p].start_line, header_last_line(decls[p], brace)) for p in headers)
     ranges.extend(_import_ranges(file, whole, whole.union(headers)))
@@ -118,10 +118,18 @@ def kept_ranges(
     return _merge(ranges, line_count)
 
 
-def _doc_ranges(decls: Sequence[Declaration], chosen: Sequence[int], brace: bool) -> list[Range]:
+def _doc_ranges(
+    decls: Sequence[Declaration],
+    chosen: Sequence[int],
+    brace: bool,
+    imports: Sequence[Range] = (),
+) -> list[Range]:
     """The doc comments right above the chosen declarations (see DOC_LINES): the lines
     between a declaration with a doc sentence and the code before it, when there are few.
-    The parse keeps the sentence, not the comment's lines; this gap holds the comment."""
+    The parse keeps the sentence, not the comment's lines; this gap holds the comment.
+    Module-level imports (`imports`, their line spans) are code above too: a file's first
+    type keeps its Javadoc, not every import above it (those the kept code uses come from
+    _import_ranges; review of session 24)."""
     ranges: list[Range] = []
     for position in chosen:
         decl = decls[position]
@@ -136,6 +144,9 @@ def _doc_ranges(decls: Sequence[Declaration], chosen: Sequence[int], brace: bool
             above = max(above, other.end_line)
             if other.depth <= decl.depth:
                 break  # a sibling (or shallower): nothing earlier ends later
+        for _, last_import in imports:
+            if above < last_import < decl.start_line:
+                above = last_import
         if 0 < decl.start_line - 1 - above <= DOC_LINES:
             ranges.append((above + 1, decl.start_line - 1))
     return ranges

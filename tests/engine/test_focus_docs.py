@@ -3,6 +3,8 @@ the languages of engine.focus.DOC_LANGUAGES (Javadoc, PHP docblocks): engine.foc
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import make_repo
 from index_support import index_repo
@@ -116,3 +118,31 @@ def test_other_languages_keep_only_their_code(shop: tuple[Index, dict[str, str]]
     text, _ = _focused(shop, "cart.py", "add")
     assert "import os" not in text and "A comment above" not in text
     assert '    """Add an item."""\n' in text
+
+
+TYPE_JAVA = """package shop;
+
+import java.util.List;
+import java.util.Map;
+import java.io.File;
+
+/**
+ * A cart of items.
+ */
+public class Basket {
+    public int size() {
+        return 0;
+    }
+}
+"""
+
+
+def test_a_first_types_doc_comment_is_kept_without_the_imports_above_it(tmp_path: Path) -> None:
+    """The gap above a file's first type holds its imports too; only its Javadoc is kept
+    (the imports kept code uses come from the import rule: none here). Review of
+    session 24: the whole gap, imports and package line included, was kept."""
+    root = make_repo(tmp_path / "basket", {"Basket.java": TYPE_JAVA})
+    index = index_repo(root)[0]
+    text, _ = _focused((index, {"Basket.java": TYPE_JAVA}), "Basket.java", "Basket")
+    assert "/**\n * A cart of items.\n */\npublic class Basket {\n" in text
+    assert "import java.util.Map" not in text and "import java.io.File" not in text
