@@ -53,7 +53,7 @@ class Packed:
         import numpy as np  # deliberate: numpy loads with the index
 
         # the array's own buffer, not a copy (it is contiguous: a chunk's head, a batch's)
-        self._data = zlib.compress(np.ascontiguousarray(values), WAIT_COMPRESSION)
+        self._data = zlib.compress(np.ascontiguousarray(values).data, WAIT_COMPRESSION)
         self._dtype = values.dtype
         self._items = len(values)
 
@@ -115,7 +115,9 @@ class Runs:
                 end += 1
             if end == i:  # the next run does not fit: a new chunk
                 if self.pack and self._chunks:  # the last one is full: it waits compressed
-                    self._chunks[-1] = Packed(self._chunks[-1][: self._used])
+                    full = self._chunks[-1]
+                    assert not isinstance(full, Packed), "packed only once full"
+                    self._chunks[-1] = Packed(full[: self._used])
                 self._chunks.append(np.empty(max(CHUNK_ITEMS, sizes[i]), dtype=self._dtype))
                 self._used = 0
                 continue
@@ -226,9 +228,10 @@ class Fresh:
         # each (file, field, term) has one row, so clamping now changes no posting: 2 bytes
         # a row rather than 4 while the files arrive (28 MB by the end of the 5x tree's parse)
         counts = np.minimum(analysed.counts, COUNT_CEILING).astype(np.uint16)
-        rows = (ids[analysed.terms], analysed.fields, counts)
-        terms, fields, counts = (Packed(a) for a in rows) if self.compress else rows
-        self._rows.append((first, analysed.term_rows, terms, fields, counts))
+        rows: tuple[Any, ...] = (ids[analysed.terms], analysed.fields, counts)
+        if self.compress:
+            rows = tuple(Packed(a) for a in rows)
+        self._rows.append((first, analysed.term_rows, *rows))
         self._declarations.append((
             np.repeat(files, analysed.declaration_rows), analysed.declaration_positions,
             ids[analysed.declaration_terms],
