@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from engine.declaration_words import rows_holding
 from engine.memo import ArrayMemo
 from engine.model import DeclKind, Index
-from engine.tables import Span, declaration_outline
+from engine.tables import Span, declaration_outline, nested_in
 
 if TYPE_CHECKING:
     import numpy as np
@@ -172,28 +172,8 @@ def _nested_once(
 
 def _around(found: list[tuple[float, int]], decls: Sequence[Span]) -> dict[int, list[int]]:
     """Per match held by others, the matches whose lines strictly hold its lines, outer
-    first: one pass over the matches by start (outer before inner), where a span holds the
-    next ones while they start before it ends."""
-    spans = []  # by start, then end descending; `found` comes by position, which breaks ties
-    for _, p in found:
-        decl = decls[p]
-        spans.append((decl.start_line, -decl.end_line, p))
-    spans.sort()
-    around_of: dict[int, list[int]] = {}
-    open_spans: list[tuple[int, int, int]] = []  # (end, declaration, start), outer first
-    for start, negative_end, p in spans:
-        end = -negative_end
-        while open_spans and open_spans[-1][0] < start:
-            open_spans.pop()
-        around = [
-            outer
-            for outer_end, outer, outer_start in open_spans
-            if end <= outer_end and (start, end) != (outer_start, outer_end)
-        ]
-        if around:
-            around_of[p] = around
-        open_spans.append((end, p, start))
-    return around_of
+    first (engine.tables.nested_in over the matches alone)."""
+    return nested_in((decls[p].start_line, decls[p].end_line, p) for _, p in found)
 
 
 def _held(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
@@ -127,28 +127,35 @@ class Outline:
 
 
 def _holders_of(spans: Sequence[Span]) -> tuple[tuple[int, ...], ...]:
-    """`Outline.holders` worked out (an empty tuple for a span that ends before it starts):
-    one pass over the spans by start (outer before inner), where a span holds the next ones
-    while they start before it ends (engine.relevance's pass, over every declaration)."""
+    """`Outline.holders` worked out (an empty tuple for a span that ends before it starts)."""
     if any(span.end_line < span.start_line for span in spans):
         return ()
-    order = sorted([(span.start_line, -span.end_line, p) for p, span in enumerate(spans)])
-    held: list[tuple[int, ...]] = [()] * len(spans)
+    held = nested_in((span.start_line, span.end_line, p) for p, span in enumerate(spans))
+    return tuple(tuple(held.get(p, ())) for p in range(len(spans)))
+
+
+def nested_in(spans: Iterable[tuple[int, int, int]]) -> dict[int, list[int]]:
+    """Per (start, end, position) span held by others, the positions of those whose lines
+    strictly hold its lines (the very same lines do not count), by start, then end
+    descending, then position: one pass over the spans by start (outer before inner), where
+    a span holds the next ones while they start before it ends. Spans held by none are
+    left out."""
+    order = sorted([(start, -end, p) for start, end, p in spans])
+    held: dict[int, list[int]] = {}
     open_spans: list[tuple[int, int, int]] = []  # (end, declaration, start), outer first
     for start, negative_end, p in order:
         end = -negative_end
         while open_spans and open_spans[-1][0] < start:
             open_spans.pop()
-        if open_spans:
-            held[p] = tuple(
-                [
-                    o
-                    for o_end, o, o_start in open_spans
-                    if end <= o_end and (o_start, o_end) != (start, end)
-                ]
-            )
+        around = [
+            o
+            for o_end, o, o_start in open_spans
+            if end <= o_end and (o_start, o_end) != (start, end)
+        ]
+        if around:
+            held[p] = around
         open_spans.append((end, p, start))
-    return tuple(held)
+    return held
 
 
 def decode_outline(data: bytes) -> Outline:

@@ -15,7 +15,7 @@ from engine.model import DeclKind, Index
 from engine.query import analyse_query
 from engine.rank import DEFAULT_WEIGHTS, rank
 from engine.relevance import _around, _held, _nested_once, match_declarations
-from engine.tables import FileTable, Outline, Span, declaration_outline
+from engine.tables import FileTable, Outline, Span, declaration_outline, nested_in
 
 
 def _huge_module() -> str:
@@ -178,3 +178,25 @@ def test_a_span_that_ends_before_it_starts_leaves_the_sorting_pass_in_charge() -
     spans = (Span(DeclKind.FUNCTION, 10, 4), Span(DeclKind.FUNCTION, 5, 6))
     assert Outline(spans, ("a", "b"), kept=True).holders is None
     assert Outline(spans, ("a", "b"), kept=False).holders is None
+
+
+def test_nested_in_finds_every_span_strictly_around_each_one_outer_first() -> None:
+    """The one sweep both nesting passes share (engine.tables.nested_in), against a brute
+    force: every span that starts no later and ends no sooner, not on the very same lines,
+    in sorted order (by start, then end descending, then position)."""
+    rng = random.Random(11)
+    for _ in range(1000):
+        spans = _random_spans(rng)
+        entries = [(s.start_line, s.end_line, p) for p, s in enumerate(spans)]
+        rng.shuffle(entries)
+        key = {p: (start, -end, p) for start, end, p in entries}
+        expected: dict[int, list[int]] = {}
+        for start, end, p in entries:
+            around = sorted(
+                (o for o_start, o_end, o in entries
+                 if o_start <= start and end <= o_end and (o_start, o_end) != (start, end)),
+                key=key.__getitem__,
+            )  # fmt: skip
+            if around:
+                expected[p] = around
+        assert nested_in(entries) == expected
