@@ -57,13 +57,19 @@ def test_a_chunk_is_let_go_once_its_runs_are_taken(monkeypatch: pytest.MonkeyPat
     assert first() is None
 
 
+def _runs(width: int) -> list[np.ndarray]:
+    """Runs of 0 to 20 rows of `width` items, each row's items distinct across runs."""
+    rows = [3, 0, 5, 20, 2, 6, 1, 0, 8, 4]
+    return [np.arange(width * n, dtype=np.int32).reshape(-1, width) + 100 * n for n in rows]
+
+
 @pytest.mark.parametrize("width", [1, 3])
 def test_runs_kept_at_once_lie_as_if_kept_one_by_one(
     monkeypatch: pytest.MonkeyPatch, width: int
 ) -> None:
     monkeypatch.setattr(engine.fresh, "CHUNK_ITEMS", 8 * width)
-    rows = [3, 0, 5, 20, 2, 6, 1, 0, 8, 4]
-    given = [np.arange(width * n, dtype=np.int32).reshape(-1, width) + 100 * n for n in rows]
+    given = _runs(width)
+    rows = [len(run) for run in given]
     one_by_one, at_once = Runs("int32", width), Runs("int32", width)
     for run in given:
         keep(one_by_one, run)
@@ -123,8 +129,7 @@ def test_packed_runs_wait_compressed_and_come_back_the_same(
     monkeypatch: pytest.MonkeyPatch, width: int
 ) -> None:
     monkeypatch.setattr(engine.fresh, "CHUNK_ITEMS", 8 * width)
-    rows = [3, 0, 5, 20, 2, 6, 1, 0, 8, 4]
-    given = [np.arange(width * n, dtype=np.int32).reshape(-1, width) + 100 * n for n in rows]
+    given = _runs(width)
     plain, packed = Runs("int32", width), Runs("int32", width)
     packed.pack = True
     for run in given:
