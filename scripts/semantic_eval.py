@@ -1,23 +1,34 @@
-"""The semantic stage on the DEV benchmark: embed what the re-rank needs, then choose its numbers.
+"""The semantic stage on a case set: embed what the re-rank needs, then choose its numbers.
 
-    .venv/bin/python scripts/semantic_eval.py embed --top 20     # each case's lexical top 20
+    .venv/bin/python scripts/semantic_eval.py embed --top 20     # each DEV case's lexical top 20
     .venv/bin/python scripts/semantic_eval.py features           # best chunks of what is embedded
     .venv/bin/python scripts/semantic_eval.py loo                # choose leave-one-repo-out
     .venv/bin/python scripts/semantic_eval.py sweep              # the same on TUNED, judged on HELD
     .venv/bin/python scripts/semantic_eval.py table --pack       # lexical vs fused, rank + pack
 
-`embed` ranks every DEV case lexically (what `ctxtui rank` does without the extra), cuts the
-files of each case's top N into chunks as the product does, and embeds each distinct chunk text
-once (checkouts of one repository share most chunks: DEV's top 20 is 47.5k chunks by file, 28.3k
-texts) into a memo under --cache (default $CTXBENCH_CACHE/semantic): `*hashes.bin` (SHA-1 of
-each text) beside `*vecs.f16` (its vector), appended a group at a time, so a stopped run resumes.
-Texts go in rank order across cases (every case's first file, then every second file, ...), so
-whatever a run reached covers the whole top k of every case for some k. `features` then writes
-each case's lexical top 50 with the best chunk of every file whose chunks are all embedded, to
-`features.jsonl`, and prints that k: the deepest re-rank the features can judge. `loo`, `sweep`
-and `table` read the features only, except `table`'s Pack column, which packs each fused
-ranking for real. The protocol is dev_eval's: choose leave-one-repository-out (or on TUNED,
-judged on HELD), report both.
+Any case set (DEV by default): `--cases DIR` names its case files, the checkouts come from
+$CTXBENCH_CACHE as for dev_eval, and `--memo DIR` (default $CTXBENCH_CACHE/semantic) holds the
+plans, the vectors and the features; give each set's run that set's XDG folders so the index
+cache is the set's. One memo can serve several sets (vectors are keyed by text):
+
+    CTXBENCH_CACHE=/tmp/ctxtrain2 XDG_CACHE_HOME=... .venv/bin/python scripts/semantic_eval.py \
+        --memo /tmp/sem/memo plan --cases scripts/train2_cases --top 20
+    .venv/bin/python scripts/semantic_eval.py --memo /tmp/sem/memo embed --top 20 \
+        --cases scripts/train2_cases --cases scripts/train_cases    # one queue, both sets
+
+`plan` ranks every case of the set lexically (what `ctxtui rank` does without the extra) and
+cuts the files of each case's top N into chunks as the product does (`plan-SET-N.json`, SET the
+case folder's name; `embed` makes it when missing, with a single --cases). `embed` embeds each
+distinct chunk text once (checkouts of one repository share most chunks: DEV's top 20 is 47.5k
+chunks by file, 28.3k texts) into the memo: `*hashes.bin` (SHA-1 of each text) beside
+`*vecs.f16` (its vector), appended a group at a time, so a stopped run resumes. Texts go in
+rank order across the cases of every set given (every case's first file, then every second
+file, ...), so whatever a run reached covers the whole top k of every case for some k.
+`features` then writes each case's lexical top 50 with the best chunk of every file whose
+chunks are all embedded, to `features-SET.jsonl` (`features.jsonl` for DEV), and prints that k:
+the deepest re-rank the features can judge. `loo`, `sweep` and `table` read DEV's features
+only, except `table`'s Pack column, which packs each fused ranking for real. The protocol is
+dev_eval's: choose leave-one-repository-out (or on TUNED, judged on HELD), report both.
 """
 
 from __future__ import annotations
@@ -36,7 +47,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dev_eval import HELD, TUNED, Row, case_metrics, load, load_cases, table
+from dev_eval import BENCH, HELD, TUNED, Row, case_metrics, load, load_cases, table
 
 from engine import RankedFile, Ranking, Session
 from engine.model import Intent
@@ -50,6 +61,13 @@ TOP = 50
 GROUP = 128
 """Texts embedded between two appends to the memo."""
 DEFAULT_CACHE = Path(os.environ.get("CTXBENCH_CACHE", "/tmp/ctxbench")) / "semantic"
+DEV_CASES = BENCH / "cases"
+
+
+def set_name(case_dir: Path) -> str:
+    """A case set's name in the memo: its folder's name ("" for DEV, whose files keep their
+    old names: `plan-N.json`, `features.jsonl`)."""
+    return "" if case_dir.resolve() == DEV_CASES.resolve() else case_dir.resolve().name
 
 
 def _ranking_code() -> str:
@@ -62,20 +80,29 @@ def _ranking_code() -> str:
     return digest.hexdigest()
 
 
-def _plan(cache: Path, top: int) -> dict[str, object]:
+def _plan(
+    cache: Path, top: int, case_dir: Path = DEV_CASES, *, make: bool = True
+) -> dict[str, object]:
     """Every case's lexical top 50 (path, score) and its top `top` files' chunks (text key and
     lines), plus the distinct texts in rank order across cases; made once per ranking code,
     kept in the cache (a plan of other code is made again; the embedded texts stay)."""
     code = _ranking_code()
-    for made in sorted(cache.glob("plan-*.json"), key=lambda p: int(p.stem[5:])):
-        if int(made.stem[5:]) >= top:  # a deeper plan holds this one, if the code is the same
+    prefix = f"plan-{set_name(case_dir)}-" if set_name(case_dir) else "plan-"
+    made_plans = [p for p in cache.glob(f"{prefix}*.json") if p.stem[len(prefix) :].isdigit()]
+    for made in sorted(made_plans, key=lambda p: int(p.stem[len(prefix) :])):
+        # a deeper plan holds this one, if the code is the same
+        if int(made.stem[len(prefix) :]) >= top:
             plan = json.loads(made.read_text())
             if plan.get("code") == code:
                 return plan  # type: ignore[no-any-return]
             made.unlink()
-    path = cache / f"plan-{top}.json"
+    if not make:
+        raise SystemExit(
+            f"no plan of {case_dir} to {top} in {cache}: run `plan --cases {case_dir}` first"
+        )
+    path = cache / f"{prefix}{top}.json"
     weights = SemanticWeights()
-    cases = load_cases()
+    cases = load_cases(case_dir)
     workspaces = load(cases, verbose=False)
     records, texts = [], {}
     for case in cases:
@@ -96,7 +123,8 @@ def _plan(cache: Path, top: int) -> dict[str, object]:
                 ]
             files.append(item)
         records.append({"id": case.case_id, "file": case.file, "query": case.query,
-                        "gold": list(case.gold), "files": files})  # fmt: skip
+                        "repo": case.root.parent.name, "gold": list(case.gold),
+                        "files": files})  # fmt: skip
     plan = {"top": top, "code": code, "cases": records, "texts": texts}
     path.write_text(json.dumps(plan))
     return plan
@@ -140,12 +168,24 @@ def rank_order(records: Sequence[dict[str, Any]], top: int) -> dict[str, int]:
     return order
 
 
+def run_plan(args: argparse.Namespace) -> int:
+    for case_dir in args.cases or [DEV_CASES]:
+        plan = _plan(args.cache, args.top, case_dir)
+        log(f"{case_dir}: {len(plan['cases'])} cases, {len(plan['texts'])} distinct texts")  # type: ignore[arg-type]
+    return 0
+
+
 def run_embed(args: argparse.Namespace) -> int:
-    plan = _plan(args.cache, args.top)
-    records: list[dict[str, Any]] = plan["cases"]  # type: ignore[assignment]
+    case_dirs = args.cases or [DEV_CASES]
+    records: list[dict[str, Any]] = []
+    texts: dict[str, str] = {}
+    for case_dir in case_dirs:
+        plan = _plan(args.cache, args.top, case_dir, make=len(case_dirs) == 1)
+        records += plan["cases"]  # type: ignore[arg-type]
+        texts.update(plan["texts"])  # type: ignore[arg-type]
     memo = read_memo(args.cache)
     queries = {vector_store.chunk_key(r["query"]).hex(): r["query"] for r in records}
-    texts: dict[str, str] = {**plan["texts"], **queries}  # type: ignore[dict-item]
+    texts.update(queries)
     # a balanced sample of the cases first (to --top), then every case (to --top)
     order = {k: 0 for k in queries}
     for key, depth in rank_order(sample(records, args.per_file), args.top).items():
@@ -178,10 +218,12 @@ def run_features(args: argparse.Namespace) -> int:
     deepest rank k up to which every case's every file has them is printed."""
     import numpy as np
 
-    plan = _plan(args.cache, args.top)
+    case_dir = args.cases[0] if args.cases else DEV_CASES
+    plan = _plan(args.cache, args.top, case_dir, make=False)
     memo = read_memo(args.cache)
     depths: dict[str, list[int]] = {}
-    with (args.cache / "features.jsonl").open("w", encoding="utf-8") as features:
+    name = f"features-{set_name(case_dir)}.jsonl" if set_name(case_dir) else "features.jsonl"
+    with (args.cache / name).open("w", encoding="utf-8") as features:
         for record in plan["cases"]:  # type: ignore[union-attr]
             question = memo.get(vector_store.chunk_key(record["query"]).hex())
             files, complete = [], 0 if question is None else len(record["files"])
@@ -196,7 +238,7 @@ def run_features(args: argparse.Namespace) -> int:
                     best = int(similarities.argmax())
                     row += [float(similarities[best]), chunks[best][1], chunks[best][2]]
                 files.append(row)
-            out = {k: record[k] for k in ("id", "file", "gold")}
+            out = {k: record[k] for k in ("id", "file", "repo", "query", "gold") if k in record}
             features.write(json.dumps({**out, "embedded": complete, "files": files}) + "\n")
             depths.setdefault(record["file"], []).append(complete)
     for k in (3, 5, 8, 10, 15, 20):  # loo --embedded k judges the cases with k files embedded
@@ -342,11 +384,14 @@ def _packed(workspace: object, query: str, ranking: Ranking) -> set[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--memo", "--cache", dest="cache", type=Path, default=DEFAULT_CACHE,
+                        help="plans, vectors, features ($CTXBENCH_CACHE/semantic)")  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("embed", "features"):
+    for name in ("plan", "embed", "features"):
         command = sub.add_parser(name)
         command.add_argument("--top", type=int, default=20, help="files embedded per case")
+        command.add_argument("--cases", type=Path, action="append",
+                             help="a case folder (default DEV's); embed takes several")  # fmt: skip
         if name == "embed":
             command.add_argument("--threads", type=int, default=1)
             command.add_argument("--per-file", type=int, default=0,
@@ -367,8 +412,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tab.add_argument("--pack", action="store_true", help="also pack each ranking (slow)")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
-    handlers = {"embed": run_embed, "features": run_features, "sweep": run_sweep, "loo": run_loo,
-                "table": run_table}  # fmt: skip
+    handlers = {"plan": run_plan, "embed": run_embed, "features": run_features,
+                "sweep": run_sweep, "loo": run_loo, "table": run_table}  # fmt: skip
     return handlers[args.command](args)
 
 
