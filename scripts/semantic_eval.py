@@ -197,6 +197,7 @@ def run_embed(args: argparse.Namespace) -> int:
     embedder = load_embedder(args.threads)
     started, done = time.perf_counter(), 0
     memo_keys, memo_vectors = args.cache / "hashes.bin", args.cache / "vecs.f16"
+    _align(memo_keys, memo_vectors, embedder.dim)
     with memo_keys.open("ab") as keys, memo_vectors.open("ab") as out:
         for start in range(0, len(todo), GROUP):
             group = todo[start : start + GROUP]
@@ -211,6 +212,18 @@ def run_embed(args: argparse.Namespace) -> int:
             log(f"{done}/{len(todo)} embedded, rank <= {group[-1][1] + 1}, {rate:.1f} chunks/s, "
                 f"{left:.0f} min left, load {os.getloadavg()[0]:.1f}")  # fmt: skip
     return 0
+
+
+def _align(keys: Path, vectors: Path, dim: int) -> None:
+    """Cut the memo's two files to the rows both hold: a run stopped between the two appends
+    (or within one) would otherwise shift every later key against its vector."""
+    if not keys.exists() or not vectors.exists():
+        return
+    rows = min(keys.stat().st_size // 20, vectors.stat().st_size // (2 * dim))
+    for path, width in ((keys, 20), (vectors, 2 * dim)):
+        if path.stat().st_size != rows * width:
+            log(f"{path.name}: cut to {rows} rows (a stopped run)")
+            os.truncate(path, rows * width)
 
 
 def run_features(args: argparse.Namespace) -> int:
@@ -382,6 +395,134 @@ def _packed(workspace: object, query: str, ranking: Ranking) -> set[str]:
     return {e.path for e in plan.entries if e.level in (Level.FULL, Level.FOCUSED)}
 
 
+SET_NAMES = {"features.jsonl": "DEV", "features-train_cases.jsonl": "TRAIN",
+             "features-train2_cases.jsonl": "TRAIN2"}  # fmt: skip
+REPORTED = ("DEV TUNED", "DEV HELD", "TRAIN", "TRAIN2")
+LONG_WORDS = (0, 20, 40)
+"""Split candidates: a question of at least this many words is long (0: no split)."""
+
+
+def pool_settings(window_limit: int) -> dict[str, SemanticWeights | None]:
+    """Words only, today's stage, and every window x mix x scaling x fusion judged."""
+    settings: dict[str, SemanticWeights | None] = {"lexical": None, "today": SemanticWeights()}
+    windows = [w for w in (3, 5, 8, 10, 15, 20, 30, 40, 50) if w <= window_limit]
+    for window, mix in itertools.product(windows, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)):
+        for scaled in (False, True):
+            name = f"top{window} mix{mix}{' scaled' if scaled else ''}"
+            settings[name] = replace(SemanticWeights(), rerank=window, mix=mix, scaled=scaled)
+    for window, rrf in itertools.product(windows, (1 / 3, 1 / 2, 1.0)):
+        settings[f"top{window} rrf1:{1 / rrf:.0f}"] = replace(
+            SemanticWeights(), rerank=window, rrf=rrf
+        )
+    return settings
+
+
+def run_choose(args: argparse.Namespace) -> int:
+    """Choose the window, mix and scaling leave-one-repository-out over every case set given
+    (their features files), optionally apart for long and short questions; report out of fold
+    per set against words only and today's stage, with paired bootstrap intervals."""
+    import numpy as np
+
+    records: list[dict[str, Any]] = []
+    for path in args.features:
+        label = SET_NAMES.get(path.name, path.stem)
+        for record in read_features(path):
+            group = label
+            if label == "DEV":
+                group = "DEV TUNED" if record["file"] in TUNED else "DEV HELD"
+            records.append({**record, "group": group})
+    deepest = min(int(r.get("embedded", TOP)) for r in records)
+    limit = min(deepest, args.window_limit) if args.window_limit else deepest
+    print(f"{len(records)} cases; every case has its top {deepest} embedded: windows <= {limit}")
+    settings = pool_settings(limit)
+    names = list(settings)
+    judged = ("R@5", "R@10", "MRR")
+    metrics = np.zeros((len(names), len(records), 3))
+    for c, record in enumerate(records):
+        ranking, matches = ranking_of(record)
+        for s, weights in enumerate(settings.values()):
+            fused = ranking if weights is None else fuse(ranking, matches, weights)
+            got = case_metrics(record["gold"], [f.path for f in fused.files], None)
+            metrics[s, c] = [got[m] for m in judged]
+    repos = sorted({r["repo"] for r in records})
+    repo_of = np.array([repos.index(r["repo"]) for r in records])
+    words = np.array([len(str(r["query"]).split()) for r in records])
+    groups = np.array([r["group"] for r in records])
+
+    def pick(train: np.ndarray) -> int:
+        """The setting best on the cases `train` (mean over repositories of R@5+R@10+MRR;
+        ties go to words only, then today's stage, then the first listed)."""
+        totals = metrics[:, train, :].sum(axis=2)  # settings x cases
+        present = sorted(set(repo_of[train].tolist()))
+        per_repo = np.stack(
+            [totals[:, repo_of[train] == repo].mean(axis=1) for repo in present], axis=1
+        )
+        score = np.round(per_repo.mean(axis=1), 6)
+        return int(np.flatnonzero(score == score.max())[0])
+
+    def out_of_fold(split: int) -> tuple[np.ndarray, dict[str, list[str]]]:
+        """Each case scored with the setting chosen on the other repositories (for its
+        length class when split > 0)."""
+        chosen = np.zeros(len(records), dtype=int)
+        log_choices: dict[str, list[str]] = {}
+        for repo in range(len(repos)):
+            for long in (False, True) if split else (None,):
+                mask = (
+                    np.ones(len(records), dtype=bool) if long is None else (words >= split) == long
+                )
+                train = mask & (repo_of != repo)
+                held = mask & (repo_of == repo)
+                if not held.any():
+                    continue
+                best = pick(train)
+                chosen[held] = best
+                key = "all" if long is None else ("long" if long else "short")
+                log_choices.setdefault(key, []).append(names[best])
+        return metrics[chosen, np.arange(len(records))], log_choices
+
+    def interval(gain: np.ndarray, rng: np.random.Generator) -> str:
+        draws = rng.integers(0, len(gain), size=(args.bootstrap, len(gain)))
+        means = gain[draws].mean(axis=1)
+        low, high = np.percentile(means, [2.5, 97.5])
+        return f"{gain.mean():+.3f} [{low:+.3f}, {high:+.3f}]"
+
+    lexical, today = metrics[names.index("lexical")], metrics[names.index("today")]
+    print("\nin sample (every case), mean over cases R@5/R@10/MRR; best 15 by the objective:")
+    everyone = np.ones(len(records), dtype=bool)
+    ranked = sorted(range(len(names)), key=lambda s: -metrics[s].sum(axis=1).mean())
+    for s in [names.index("lexical"), names.index("today"), *ranked[:15]]:
+        cells = "  ".join(
+            "/".join(f"{v:.3f}" for v in metrics[s, groups == g].mean(axis=0))
+            for g in REPORTED
+            if (groups == g).any()
+        )
+        print(f"{names[s]:<22}{cells}")
+    print(f"{'':<22}" + "  ".join(f"{g:<17}" for g in REPORTED if (groups == g).any()))
+    for split in args.long_words:
+        oof, choices = out_of_fold(split)
+        title = "no split" if not split else f"long = {split}+ words"
+        print(f"\nleave-one-repository-out ({len(repos)} folds), {title}:")
+        for key, chosen_names in choices.items():
+            counts = sorted(((chosen_names.count(n), n) for n in set(chosen_names)), reverse=True)
+            print(f"  {key} choices: " + ", ".join(f"{n} x{k}" for k, n in counts))
+        for g in (*REPORTED, "ALL"):
+            mask = groups == g if g != "ALL" else everyone
+            if not mask.any():
+                continue
+            rng = np.random.default_rng(11)
+
+            def row(values: np.ndarray, where: np.ndarray = mask) -> str:
+                return "/".join(f"{v:.3f}" for v in values[where].mean(axis=0))
+
+            print(f"  {g:<10} n={int(mask.sum()):>3}  words {row(lexical)}  today {row(today)}"
+                  f"  chosen {row(oof)}")  # fmt: skip
+            for m, metric in enumerate(judged):
+                versus_words = interval(oof[mask, m] - lexical[mask, m], rng)
+                versus_today = interval(oof[mask, m] - today[mask, m], rng)
+                print(f"      {metric:<5} gain vs words {versus_words}   vs today {versus_today}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memo", "--cache", dest="cache", type=Path, default=DEFAULT_CACHE,
@@ -410,10 +551,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="min-max scale the cosines first (else the defaults' choice)",
     )
     tab.add_argument("--pack", action="store_true", help="also pack each ranking (slow)")
+    pool = sub.add_parser("choose", help="choose over several sets, leave-one-repo-out")
+    pool.add_argument("features", type=Path, nargs="+", help="features files of the sets")
+    pool.add_argument("--window-limit", type=int, default=0, help="judge windows up to this")
+    pool.add_argument("--long-words", type=int, nargs="*", default=list(LONG_WORDS))
+    pool.add_argument("--bootstrap", type=int, default=2000)
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     handlers = {"plan": run_plan, "embed": run_embed, "features": run_features,
-                "sweep": run_sweep, "loo": run_loo, "table": run_table}  # fmt: skip
+                "sweep": run_sweep, "loo": run_loo, "table": run_table,
+                "choose": run_choose}  # fmt: skip
     return handlers[args.command](args)
 
 
