@@ -186,10 +186,15 @@ def run_embed(args: argparse.Namespace) -> int:
     memo = read_memo(args.cache)
     queries = {vector_store.chunk_key(r["query"]).hex(): r["query"] for r in records}
     texts.update(queries)
-    # a balanced sample of the cases first (to --top), then every case (to --top)
+    # balanced samples of the cases first (N a case file to depth K, for each N:K of
+    # --samples, else --per-file to --top), then every case (to --top)
     order = {k: 0 for k in queries}
-    for key, depth in rank_order(sample(records, args.per_file), args.top).items():
-        order.setdefault(key, depth)
+    stages = [(args.per_file, args.top)]
+    if args.samples:
+        stages = [(int(n), int(k)) for n, k in (s.split(":") for s in args.samples.split(","))]
+    for per_file, depth_limit in stages:
+        for key, depth in rank_order(sample(records, per_file), depth_limit).items():
+            order.setdefault(key, depth)
     for key, depth in rank_order(records, args.top).items():
         order.setdefault(key, depth)
     todo = [(k, d) for k, d in order.items() if k not in memo]
@@ -430,7 +435,8 @@ def run_choose(args: argparse.Namespace) -> int:
             group = label
             if label == "DEV":
                 group = "DEV TUNED" if record["file"] in TUNED else "DEV HELD"
-            records.append({**record, "group": group})
+            if int(record.get("embedded", TOP)) >= args.min_embedded:
+                records.append({**record, "group": group})
     deepest = min(int(r.get("embedded", TOP)) for r in records)
     limit = min(deepest, args.window_limit) if args.window_limit else deepest
     print(f"{len(records)} cases; every case has its top {deepest} embedded: windows <= {limit}")
@@ -537,6 +543,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             command.add_argument("--threads", type=int, default=1)
             command.add_argument("--per-file", type=int, default=0,
                                  help="embed a sample of N cases a case file first")  # fmt: skip
+            command.add_argument("--samples", default="",
+                                 help="N:K,...: N cases a file to depth K, in turn")  # fmt: skip
     sweep = sub.add_parser("sweep")
     sweep.add_argument("--embedded", type=int, default=10, help="the --top the run embedded")
     loo = sub.add_parser("loo")
@@ -554,6 +562,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pool = sub.add_parser("choose", help="choose over several sets, leave-one-repo-out")
     pool.add_argument("features", type=Path, nargs="+", help="features files of the sets")
     pool.add_argument("--window-limit", type=int, default=0, help="judge windows up to this")
+    pool.add_argument("--min-embedded", type=int, default=0,
+                      help="only the cases with this many files embedded (a sample)")  # fmt: skip
     pool.add_argument("--long-words", type=int, nargs="*", default=list(LONG_WORDS))
     pool.add_argument("--bootstrap", type=int, default=2000)
     args = parser.parse_args(argv)
