@@ -182,7 +182,7 @@ def run_embed(args: argparse.Namespace) -> int:
     for case_dir in case_dirs:
         plan = _plan(args.cache, args.top, case_dir, make=len(case_dirs) == 1)
         records += plan["cases"]  # type: ignore[arg-type]
-        texts.update(plan["texts"])  # type: ignore[arg-type]
+        texts.update(plan["texts"])  # type: ignore[call-overload]
     memo = read_memo(args.cache)
     queries = {vector_store.chunk_key(r["query"]).hex(): r["query"] for r in records}
     texts.update(queries)
@@ -409,8 +409,10 @@ LONG_WORDS = (0, 20, 40)
 
 def pool_settings(window_limit: int) -> dict[str, SemanticWeights | None]:
     """Words only, today's stage, and every window x mix x scaling x fusion judged."""
-    settings: dict[str, SemanticWeights | None] = {"lexical": None, "today": SemanticWeights()}
-    windows = [w for w in (3, 5, 8, 10, 15, 20, 30, 40, 50) if w <= window_limit]
+    settings: dict[str, SemanticWeights | None] = {"lexical": None}
+    if SemanticWeights().rerank <= window_limit:  # else today's stage cannot be judged
+        settings["today"] = SemanticWeights()
+    windows = [w for w in (2, 3, 4, 5, 8, 10, 15, 20, 30, 40, 50) if w <= window_limit]
     for window, mix in itertools.product(windows, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)):
         for scaled in (False, True):
             name = f"top{window} mix{mix}{' scaled' if scaled else ''}"
@@ -492,11 +494,18 @@ def run_choose(args: argparse.Namespace) -> int:
         low, high = np.percentile(means, [2.5, 97.5])
         return f"{gain.mean():+.3f} [{low:+.3f}, {high:+.3f}]"
 
-    lexical, today = metrics[names.index("lexical")], metrics[names.index("today")]
+    lexical = metrics[names.index("lexical")]
+    today = metrics[names.index("today" if "today" in names else "lexical")]
+    if "today" not in names:
+        print(f"today's stage (top {SemanticWeights().rerank}) not judged: 'today' is words only")
     print("\nin sample (every case), mean over cases R@5/R@10/MRR; best 15 by the objective:")
     everyone = np.ones(len(records), dtype=bool)
     ranked = sorted(range(len(names)), key=lambda s: -metrics[s].sum(axis=1).mean())
-    for s in [names.index("lexical"), names.index("today"), *ranked[:15]]:
+    for s in [
+        names.index("lexical"),
+        names.index("today" if "today" in names else "lexical"),
+        *ranked[:15],
+    ]:
         cells = "  ".join(
             "/".join(f"{v:.3f}" for v in metrics[s, groups == g].mean(axis=0))
             for g in REPORTED

@@ -63,7 +63,19 @@ class SemanticWeights:
     0.923, TUNED R@10 0.964 -> 0.964 / 0.964 / 0.950 / 0.950 (clap at top 20: R@5 0.923 ->
     0.885, R@10 0.949 -> 0.923; TUNED Pack 0.964 -> 0.950); scaled or with a larger mix,
     HELD R@5 falls to 0.904. The misses a wider re-rank could reach are few: of the ten
-    cases missed on DEV, three have their first gold file within the top 20."""
+    cases missed on DEV, three have their first gold file within the top 20.
+    Session 25 tried to choose it on the repositories no number was chosen on (TRAIN,
+    TRAIN2) and could not: their top 20 is 44.8k and 39.8k distinct chunk texts (DEV's
+    26.2k), every case's first file alone 7.5k over the three sets, and the shared machine
+    gave 3.8-5 chunks a second (one thread; two were slower, 5.5 against 9 chunks a CPU
+    second) until the 11:40 stop, 12.9k texts in all. A balanced sample (one case a case
+    file, in rank order) reached the top 4 on 49 unseen cases and the top 5 on 21 of
+    TRAIN2's: there these defaults changed one case (MRR 0.767 -> 0.743; R@5 0.810 either
+    way), scaled cosines two (0.727), mix 0.1 none; at a window of 4 on the 49, one up and
+    one down (MRR 0.713 both). Chosen leave-one-repository-out on the 60 cases with the top
+    4 (56 folds), MRR +0.017 [-0.017, +0.050] out of fold (55 folds: window 2, mix 0.1
+    scaled); apart for questions of 20+ words, -0.056. No window beyond 5 could be judged:
+    unchanged. (scripts/semantic_eval.py embed --samples 1:10,2:10; choose --min-embedded.)"""
     mix: float = 0.2
     """fused = (1 - mix) x lexical / best lexical + mix x the best chunk's cosine. 0.1, 0.2
     and 0.3 tie on TUNED (MRR 0.864); 0.2 is their middle (HELD 0.789, 0.789, 0.795);
