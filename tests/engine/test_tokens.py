@@ -19,10 +19,13 @@ from engine.errors import TokenizerError
 from engine.tokens import (
     DATA_DIR,
     ENCODINGS,
+    TOKEN_BYTES_SHA256,
     Tokenizer,
+    _read_ranks,
     estimate_tokens,
     fast_tokenizer,
     load_tokenizer,
+    token_bytes_digest,
 )
 
 SAMPLES = [
@@ -194,6 +197,16 @@ def test_toktok_with_another_table_is_not_used(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(toktok, "_encoding", lambda name: Changed())
     assert fast_tokenizer("o200k_base") is None
     assert fast_tokenizer("no_such_encoding") is None
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_workers_check_toktok_against_the_published_tables_tokens(name: str) -> None:
+    ranks = _read_ranks(name, DATA_DIR / f"{name}.tiktoken.gz")  # passes TABLE_SHA256
+    values = sorted(ranks, key=ranks.__getitem__)
+    lengths = np.array([len(value) for value in values], dtype=np.int64)
+    assert token_bytes_digest(values, lengths) == TOKEN_BYTES_SHA256[name]
+    swapped = [values[1], values[0], *values[2:]]
+    assert token_bytes_digest(swapped, lengths) != TOKEN_BYTES_SHA256[name]
 
 
 def test_without_toktok_workers_fall_back_to_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
