@@ -205,8 +205,19 @@ def identifier_words(
     """
     if len(identifier) > MAX_IDENTIFIER:
         return []
-    if identifier.isalpha() and identifier.islower() and identifier.isascii():
-        word = normalise(identifier)  # the common case: one plain word, no splitting
+    one = None  # the identifier's only part, lower-cased, when it cannot have more
+    if identifier.isascii():
+        if identifier.isalpha():
+            if identifier.islower():
+                one = identifier  # the common case: one plain word, no splitting
+            elif identifier.isupper() or identifier[1:].islower():  # HTTP, Session
+                one = identifier.lower()
+        elif identifier.isdigit():  # a number
+            one = identifier
+    elif "_" not in identifier and "-" not in identifier:  # naïve, 名前: no camel rules
+        one = identifier.lower()
+    if one is not None:
+        word = normalise(one)
         return [word] if word is not None else []
     parts = split_identifier(identifier)
     words = [w for w in map(normalise, parts) if w is not None]

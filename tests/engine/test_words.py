@@ -12,6 +12,8 @@ from engine.words import (
     IDENTIFIER_ASCII,
     STOP_WORDS,
     count_words,
+    identifier_words,
+    normalise_part,
     path_words,
     split_identifier,
     stem,
@@ -172,3 +174,17 @@ def test_the_ascii_identifier_pattern_finds_what_the_unicode_one_finds_on_ascii(
     text = " ".join(a + b + "x-y9_ 1234 -z" + b + a for a in every_ascii for b in every_ascii[::7])
     assert IDENTIFIER_ASCII.findall(text) == IDENTIFIER.findall(text)
     assert IDENTIFIER_ASCII.findall(every_ascii * 3) == IDENTIFIER.findall(every_ascii * 3)
+
+
+@pytest.mark.parametrize(
+    "identifier",
+    ["Session", "HTTP", "U", "Ab", "COPYING", "200", "0755", "naïve", "Straße", "Шерлок",
+     "İstanbul", "名前", "ǅungla", "NAÏVE", "getUser", "HTTPServer", "get_user", "x-y", "名前_x",
+     "v2", "E6", "latin1", "Ⅻ"],
+)  # fmt: skip
+def test_one_part_shortcuts_give_what_splitting_gives(identifier: str) -> None:
+    parts = split_identifier(identifier)
+    expected = [word for word in map(normalise_part, parts) if word is not None]
+    if len(parts) > 1 and len("".join(parts)) >= 3:
+        expected.append("".join(parts))
+    assert identifier_words(identifier) == expected
