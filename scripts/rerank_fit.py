@@ -58,7 +58,6 @@ def dump(out: Path, case_dir: Path | None = None) -> int:
     keep its best 50 files before any re-rank with their features: one code path for every set."""
     from dev_eval import BENCH, load, load_cases
 
-    from engine.rank import candidate_features
     from engine.rerank import FEATURES
 
     case_dir = case_dir or BENCH / "cases"
@@ -66,10 +65,12 @@ def dump(out: Path, case_dir: Path | None = None) -> int:
     workspaces = load(cases)
     langs = _languages(case_dir)
     ids, files, paths, gold_counts, xs, labels, scores = [], [], [], [], [], [], []
+    places = []
     for case in cases:
         index = workspaces[case.root].index
-        top, score, x = candidate_features(index, case.query, depth=DEPTH)
+        top, score, x, place = _candidates(index, case.query, set(case.gold))
         names = [index.files[int(i)].path for i in top]
+        places.append(place)
         ids.append(case.case_id)
         files.append(case.file)
         paths.append(names)
@@ -91,9 +92,42 @@ def dump(out: Path, case_dir: Path | None = None) -> int:
         scores=np.concatenate(scores),
         paths=np.array([p for ps in paths for p in ps]),
         features=np.array(FEATURES),
+        gold_places=np.array([json.dumps(p) for p in places]),
     )
     print(f"{len(cases)} cases, {offsets[-1]} candidates -> {out}")
     return 0
+
+
+def _candidates(
+    index: object, query: str, gold: set[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """engine.rank.candidate_features (the best DEPTH files before any re-rank, their scores and
+    features), and the place of each gold file in the whole order before the re-rank (-1 for one
+    without a positive score): where the misses sit beyond the dump's 50."""
+    from dataclasses import replace
+
+    from engine.query import analyse_query
+    from engine.rank import DEFAULT_WEIGHTS, _score_vector
+    from engine.rerank import candidates, features
+    from engine.templates import without_template_lines
+
+    weights = DEFAULT_WEIGHTS
+    text = without_template_lines(index, query)  # type: ignore[arg-type]
+    analysis = analyse_query(index, text, weights.query_weights(), complete=True)  # type: ignore[arg-type]
+    scores, signals = _score_vector(index, analysis, replace(weights, rerank=()), reranked=True)  # type: ignore[arg-type]
+    top = candidates(scores, DEPTH)
+    x = features(index, analysis, signals, scores, top)  # type: ignore[arg-type]
+    order = candidates(scores, len(scores))
+    at = {int(f): n for n, f in enumerate(order.tolist())}
+    if id(index) not in _IDS:
+        files = index.files  # type: ignore[attr-defined]
+        names = getattr(files, "paths", None) or [f.path for f in files]
+        _IDS[id(index)] = {name: i for i, name in enumerate(names)}
+    ids = [_IDS[id(index)][p] for p in gold if p in _IDS[id(index)]]
+    return top, scores[top], x, sorted(at.get(i, -1) for i in ids)
+
+
+_IDS: dict[int, dict[str, int]] = {}
 
 
 def set_name(case_dir: Path) -> str:
@@ -205,12 +239,11 @@ def fit(
     first = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1))
 
     def places(w: np.ndarray) -> np.ndarray:
+        """Each row's place in its question by the model (ties: today's order), all at once."""
         s = base + x @ w
+        order = np.lexsort((np.arange(len(s)), -s, group))  # questions are contiguous
         out = np.empty(len(s), dtype=np.int64)
-        ends = np.append(first[1:], len(s))
-        for a, b in zip(first, ends, strict=True):
-            order = np.lexsort((np.arange(b - a), -s[a:b]))
-            out[a + order] = np.arange(b - a)
+        out[order] = np.arange(len(s)) - first[group[order]]
         return out
 
     w = np.zeros(x.shape[1])
@@ -386,7 +419,7 @@ def groups(data: Data, members: Sequence[int], per_repo: bool) -> list[tuple[str
             out += [(f, [i for i in mine if data.files[i] == f])
                     for f in sorted({str(data.files[i]) for i in mine})]  # fmt: skip
         if name != "DEV":
-            out += [(f"{name[:2]}:{lang}", [i for i in mine if data.langs[i] == lang])
+            out += [(f"{name}:{lang}", [i for i in mine if data.langs[i] == lang])
                     for lang in sorted({str(data.langs[i]) for i in mine})]  # fmt: skip
     dev = [i for i in members if data.sets[i] == "DEV"]
     out += [("TUNED", [i for i in dev if data.files[i] in TUNED]),
@@ -401,20 +434,28 @@ def table(
 ) -> str:
     """One line per group (see `groups`), R@5/R@10/MRR of each column (label, case -> metrics)."""
     members = sorted(columns[-1][1])
-    head = f"{'group':<16}{'n':>4}" + "".join(f"  {label:>20}" for label, _ in columns)
+    head = f"{'group':<22}{'n':>4}" + "".join(f"  {label:>20}" for label, _ in columns)
     lines = [head]
     for name, group in groups(data, members, per_repo):
         cells = ["/".join(f"{np.mean([result[i][m] for i in group]):.3f}" for m in JUDGED)
                  for _, result in columns]  # fmt: skip
-        lines.append(f"{name:<16}{len(group):>4}" + "".join(f"  {c:>20}" for c in cells))
+        lines.append(f"{name:<22}{len(group):>4}" + "".join(f"  {c:>20}" for c in cells))
     return "\n".join(lines)
 
 
-def shipped(data: Data, folds_path: Path | None) -> dict[int, dict[str, float]]:
+SHIPPED = Setting("all", 30, 1e-3, 0)
+"""Run 94's setting (RankWeights.rerank), fitted on DEV + TRAIN."""
+
+
+def shipped(
+    data: Data, folds_path: Path | None, refit: bool = False
+) -> dict[int, dict[str, float]]:
     """Today's shipped re-rank scored like a candidate: RankWeights.rerank (fitted on all of DEV)
     on every case outside DEV; on DEV, with `folds_path` (a --weights-out file of the run it was
     fitted by), each DEV repository by the model fitted without it (the `mentioned` weight set
-    to 0, as shipped), so that DEV too is out of fold."""
+    to 0, as shipped), so that DEV too is out of fold; with `refit`, run 94's setting fitted
+    without each repository of DEV and TRAIN in turn (today's features: the code_language fix
+    came after run 94), so that both are out of fold."""
     from engine.rank import DEFAULT_WEIGHTS
     from engine.rerank import FEATURES
 
@@ -424,9 +465,15 @@ def shipped(data: Data, folds_path: Path | None) -> dict[int, dict[str, float]]:
         return np.array([named.get(f, 0.0) for f in data.features])
 
     folds = json.loads(folds_path.read_text())["folds"] if folds_path else {}
+    fitted_on = ("DEV", "TRAIN")  # the sets run 94 was fitted on
+    if refit:  # its setting refitted without each repository of the sets it saw
+        seen = [i for i in range(len(data.ids)) if data.sets[i] in fitted_on]
+        for held in sorted({data.repo(i) for i in seen}):
+            w = SHIPPED.fit(data, [i for i in seen if data.repo(i) != held])
+            folds[held] = {"weights": list(w), "depth": SHIPPED.depth}
     out = {}
     for i in range(len(data.ids)):
-        fold = folds.get(data.repo(i)) if data.sets[i] == "DEV" else None
+        fold = folds.get(data.repo(i)) if data.sets[i] in fitted_on else None
         if fold is not None:
             out[i] = metrics(data, i, vector(fold["weights"]), int(fold["depth"]))
         else:
@@ -442,6 +489,7 @@ def judge(
     rows_out: Path | None = None,
     per_repo: bool = False,
     tune_on_4: bool = False,
+    refit: bool = False,
 ) -> int:
     data = Data.read(paths)
     if quick:
@@ -449,7 +497,7 @@ def judge(
         L2S, DEPTHS = (1e-3, 1e-4), (40,)
     n = len(data.ids)
     base = {i: metrics(data, i, None, 50) for i in range(n)}
-    ship = shipped(data, shipped_folds)
+    ship = shipped(data, shipped_folds, refit)
     repos = sorted({data.repo(i) for i in range(n)})
     result: dict[int, dict[str, float]] = {}
     forced: dict[int, dict[str, float]] = {}  # the fold's best setting even when it lost inside
@@ -501,10 +549,83 @@ def judge(
     return 0
 
 
+def bootstrap(
+    a: np.ndarray, b: np.ndarray, draws: int = 4000, seed: int = 0
+) -> tuple[float, float, float]:
+    """Mean of b - a and its 95 % paired bootstrap interval over questions."""
+    diff = b - a
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, len(diff), (draws, len(diff)))].mean(axis=1)
+    return float(diff.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+COMPARED = (("DEV", "TUNED"), ("DEV", "HELD"), ("TRAIN", ""), ("TRAIN2", ""), ("", ""))
+
+
+def compare(paths: Sequence[Path], columns: str) -> int:
+    """Two --rows-out files (or two columns of one: `--column A:shipped,B:new`), paired per
+    question: per set (DEV TUNED and HELD, TRAIN, TRAIN2, all) and metric, the mean change, its
+    95 % bootstrap interval and how many questions went up and down."""
+    left, right = paths[0], paths[-1]
+    names = columns.split(",") if "," in columns else [columns, columns]
+    a_col, b_col = (n.split(":")[-1] for n in names)
+    a, b = json.loads(left.read_text()), json.loads(right.read_text())
+    ids = sorted(set(a) & set(b))
+    print(f"{left}:{a_col} -> {right}:{b_col}, {len(ids)} questions")
+    for set_, part in COMPARED:
+        chosen = TUNED if part == "TUNED" else HELD
+        mine = [i for i in ids if (not set_ or a[i]["set"] == set_)
+                and (not part or a[i]["file"] in chosen)]  # fmt: skip
+        if not mine:
+            continue
+        cells = []
+        for m in JUDGED:
+            x = np.array([a[i][a_col][m] for i in mine])
+            y = np.array([b[i][b_col][m] for i in mine])
+            _, lo, hi = bootstrap(x, y)
+            up, down = int((y > x).sum()), int((y < x).sum())
+            cells.append(f"{m} {x.mean():.3f}->{y.mean():.3f} [{lo:+.3f},{hi:+.3f}] {up}/{down}")
+        label = f"{set_ or 'ALL'} {part}".strip()
+        print(f"{label:<11}{len(mine):>4}  " + "  ".join(cells))
+    return 0
+
+
+def misses(paths: Sequence[Path], rows_path: Path, column: str) -> int:
+    """Where the gold files outside the top 10 of `column` sit before any re-rank, per dump: in
+    the re-rank's 30, at 31-50, 51-200, beyond, without a score or not indexed (dumps with
+    gold_places)."""
+    rows = json.loads(rows_path.read_text())
+    buckets = ((0, 30, "1-30"), (30, 50, "31-50"), (50, 200, "51-200"), (200, 1 << 40, ">200"))
+    for path in paths:
+        z = np.load(path)
+        counts: dict[str, int] = {}
+        missed = 0
+        for n, case in enumerate(z["ids"]):
+            places = json.loads(str(z["gold_places"][n]))
+            wanted = int(z["gold_counts"][n])
+            lost = round((1 - rows[str(case)][column]["R@10"]) * wanted)
+            if lost == 0:
+                continue
+            missed += 1
+            # the lost ones: every gold past the dump's 50 (no re-rank reaches it) and not
+            # indexed, then the worst placed of the rest (the exact ones are not in the rows)
+            ranked = sorted(places, key=lambda q: (q < 0 or q >= 50, q))
+            lost_ranked = max(0, lost - (wanted - len(places)))
+            for place in ranked[len(ranked) - lost_ranked :]:
+                key = "no score" if place < 0 else next(k for a, b, k in buckets if a <= place < b)
+                counts[key] = counts.get(key, 0) + 1
+            if wanted > len(places):
+                counts["not indexed"] = counts.get("not indexed", 0) + wanted - len(places)
+        told = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        print(f"{path.name}: {missed} questions miss a gold file in the top 10 ({column}); "
+              f"those gold files by place before the re-rank: {told}")  # fmt: skip
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     global SETS, KEEPS, L2S, DEPTHS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("dump", "judge"))
+    parser.add_argument("mode", choices=("dump", "judge", "compare", "misses"))
     parser.add_argument("path", type=Path, nargs="+", help="dump: one .npz; judge: one or more")
     parser.add_argument("--cases", type=Path, help="dump: a folder of case files (default DEV)")
     parser.add_argument("--weights-out", type=Path)
@@ -515,6 +636,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="judge: the --weights-out of the shipped model's run (DEV out of fold)",
     )
     parser.add_argument("--per-repo", action="store_true", help="judge: a line per repository")
+    parser.add_argument(
+        "--shipped-refit",
+        action="store_true",
+        help="judge: the shipped model out of fold on DEV and TRAIN by refitting its setting",
+    )
+    parser.add_argument(
+        "--column",
+        default="new",
+        help="compare: A:col,B:col (default new of both); misses: the column of --rows",
+    )
+    parser.add_argument("--rows", type=Path, help="misses: a --rows-out file")
     parser.add_argument(
         "--tune-on-4",
         action="store_true",
@@ -540,8 +672,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(args.path) != 1:
             parser.error("dump writes one file")
         return dump(args.path[0], args.cases)
+    if args.mode == "compare":
+        return compare(args.path, args.column)
+    if args.mode == "misses":
+        return misses(args.path, args.rows, args.column)
     return judge(args.path, args.weights_out, args.quick, args.shipped_folds, args.rows_out,
-                 args.per_repo, args.tune_on_4)  # fmt: skip
+                 args.per_repo, args.tune_on_4, args.shipped_refit)  # fmt: skip
 
 
 if __name__ == "__main__":
