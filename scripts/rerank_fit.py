@@ -5,6 +5,11 @@
         --cases scripts/train_cases                                     # any other case set
     .venv/bin/python scripts/rerank_fit.py judge /tmp/learn/dev.npz /tmp/learn/train.npz \
         --shipped-folds w89.json --weights-out w.json                   # nested LORO, tables
+    .venv/bin/python scripts/rerank_fit.py judge dev.npz train.npz train2.npz --shipped-refit \
+        --rows-out rows.json                                            # shipped out of fold too
+    .venv/bin/python scripts/rerank_fit.py compare a.json b.json      # paired bootstrap, per set
+    .venv/bin/python scripts/rerank_fit.py compare rows.json --column A:shipped,B:new
+    .venv/bin/python scripts/rerank_fit.py misses train2.npz --rows rows.json  # where misses sit
 
 `dump` ranks every case of a set once (dev_eval's checkouts and caches) and keeps, per case, the
 best 50 files before any re-rank, their scores and `engine.rerank.features` (the very function
