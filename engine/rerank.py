@@ -337,4 +337,10 @@ def rerank(
         movable = ~np.isin(top, np.asarray(analysis.mentioned, dtype=np.int64))
         top, z = top[movable], z[movable]
     new_order = np.lexsort((np.arange(len(top)), -z))  # ties keep today's order
-    scores[top[new_order]] = scores[top].copy()
+    values = scores[top].copy()
+    # Equal first-stage scores would be sorted by path again when the list is cut (rank._top),
+    # undoing the model's order among them: each tie is nudged just below the value before it.
+    for i in range(1, len(values)):
+        if values[i] >= values[i - 1]:
+            values[i] = np.nextafter(values[i - 1], -np.inf)
+    scores[top[new_order]] = values

@@ -318,7 +318,8 @@ def test_equal_scores_are_ordered_by_path(tmp_path: Path) -> None:
         make_repo(tmp_path, {"zeta/dup.py": same, "alpha/dup.py": same, "mid/dup.py": same})
     )
     ranking = rank(index, "parse header")
-    assert len({f.score for f in ranking.files}) == 1
+    # the re-rank hands tied values out an ulp apart, so the list keeps its order when cut
+    assert [f.score for f in ranking.files] == pytest.approx([ranking.files[0].score] * 3)
     assert paths(ranking) == ["alpha/dup.py", "mid/dup.py", "zeta/dup.py"]
 
 

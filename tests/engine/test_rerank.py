@@ -210,3 +210,17 @@ def test_code_in_a_language_the_parser_lacks_is_still_code(tmp_path: Path) -> No
     assert code["tools/coupon_import.rb"] == 1.0
     assert code["tools/cart.sh"] == code["app/cart.gradle.kts"] == 0.0
     assert paths(rank(index, question))[0] == "app/src/main/kotlin/com/shop/CartService.kt"
+
+
+def test_files_the_first_stage_ties_come_out_in_the_models_order(tmp_path: Path) -> None:
+    same = "def settle(ledger):\n    return ledger.settle_invoice()\n"
+    repo = make_repo(tmp_path / "tie", {"a/b/c/settle.py": same, "z/settle.py": same})
+    index = index_repo(repo)[0]
+    question = "settle the invoice"
+    first = rank(index, question, weights=FIRST_STAGE)
+    assert paths(first) == ["a/b/c/settle.py", "z/settle.py"]  # a tie, broken by path
+    assert first.files[0].score == first.files[1].score
+    shallow = dataclasses.replace(DEFAULT_WEIGHTS, rerank=only("log_depth", -5.0))
+    moved = rank(index, question, weights=shallow)
+    assert paths(moved) == ["z/settle.py", "a/b/c/settle.py"]  # not put back by path
+    assert moved.files[0].score > moved.files[1].score
