@@ -273,7 +273,19 @@ class RankWeights:
     TRAIN2, DEV HELD and TUNED alike, and the R@10 / MRR gains are within noise: not worth a model
     module and a data file. Branch learn-hybrid-s24 holds it (engine.rerank_trees walks a lightgbm
     forest with numpy, bit for bit; 0.1 ms a ranking) and rerank_fit.py's `trees` and `boosted`
-    modes that fitted runs 96 and 99."""
+    modes that fitted runs 96 and 99 (that branch was lost with the machine before session 25).
+    Session 25 (run 100, DEV + TRAIN + TRAIN2: 56 repositories, 619 questions, nested
+    leave-one-repository-out, depth 30, L2 chosen inside from 1e-3 .. 1e-5: 54 folds 1e-5):
+    out of fold against run 94 refitted out of fold on the sets it saw (`--shipped-refit`)
+    TRAIN2 0.773/0.854/0.686 -> 0.784/0.859/0.704 (every interval across 0; MRR 21 up / 14
+    down), TRAIN 0.777/0.844/0.698 -> 0.795/0.867/0.703, DEV HELD 0.901/0.944/0.825 ->
+    0.893/0.944/0.822, TUNED MRR 0.878 -> 0.862 (95 % -0.035 .. -0.001). REJECTED without an
+    EXTRA look: TUNED loses beyond noise, and its weight on the log score ratio turns negative
+    for questions of 1-3 words (-0.86 at one word: gin "middleware" would rank tree.go,
+    errors.go, deprecated.go first) while the fitting data has 24 such questions of 619; the
+    keystrokes of the app are such questions. Two columns (`folder_vote`, `tested_here`) lost
+    TRAIN MRR (3 up / 8 down each). Note for whoever fits next: run 94 too trusts the first
+    stage less for one word (+0.35 on the log ratio); a short-question set is what is missing."""
 
     field_weights: tuple[float, ...] = (4.0, 1.5, 4.0, 3.0, 1.5, 1.0)
     """BM25F weight per field in FIELDS order (name, folders, exported, declarations, docs,
