@@ -343,14 +343,7 @@ def run_loo(args: argparse.Namespace) -> int:
     cases = {c.case_id: c for c in load_cases()}
     settings: dict[str, SemanticWeights | None] = {DEFAULTS: SemanticWeights(), "lexical": None}
     reranks = [n for n in (3, 5, 8, 10, 15, 20, 30, 50) if n <= args.embedded]
-    for rerank, mix in itertools.product(reranks, (0.1, 0.2, 0.3, 0.4, 0.5)):
-        for scaled in (False, True):
-            name = f"top{rerank} mix{mix}{' scaled' if scaled else ''}"
-            settings[name] = replace(SemanticWeights(), rerank=rerank, mix=mix, scaled=scaled)
-    for rerank, rrf in itertools.product(reranks, (1 / 3, 1 / 2, 1.0)):
-        settings[f"top{rerank} rrf1:{1 / rrf:.0f}"] = replace(
-            SemanticWeights(), rerank=rerank, rrf=rrf
-        )
+    settings.update(setting_grid(reranks, (0.1, 0.2, 0.3, 0.4, 0.5)))
     results = {name: means(scored_rows(records, w, cases)) for name, w in settings.items()}
     counts: dict[str, int] = {}
     for record in records:
@@ -413,7 +406,16 @@ def pool_settings(window_limit: int) -> dict[str, SemanticWeights | None]:
     if SemanticWeights().rerank <= window_limit:  # else today's stage cannot be judged
         settings["today"] = SemanticWeights()
     windows = [w for w in (2, 3, 4, 5, 8, 10, 15, 20, 30, 40, 50) if w <= window_limit]
-    for window, mix in itertools.product(windows, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)):
+    settings.update(setting_grid(windows, (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)))
+    return settings
+
+
+def setting_grid(
+    windows: Sequence[int], mixes: Sequence[float]
+) -> dict[str, SemanticWeights | None]:
+    """Every window x mix, raw and scaled, and every window x reciprocal-rank fusion."""
+    settings: dict[str, SemanticWeights | None] = {}
+    for window, mix in itertools.product(windows, mixes):
         for scaled in (False, True):
             name = f"top{window} mix{mix}{' scaled' if scaled else ''}"
             settings[name] = replace(SemanticWeights(), rerank=window, mix=mix, scaled=scaled)
