@@ -94,3 +94,97 @@ def test_the_bootstrap_interval_holds_the_mean_change() -> None:
     b = np.r_[np.ones(10), np.zeros(40)]
     mean, low, high = rerank_fit.bootstrap(a, b)
     assert mean == pytest.approx(0.2) and low < mean < high and low > 0
+
+
+@pytest.mark.parametrize(
+    ("query", "short"),
+    [
+        (
+            "Add customizable Realm\n\nfor Basic authentication",
+            ["customizable", "customizable Realm"],
+        ),
+        ("Add Realm for the auth", ["Realm", "Realm auth"]),
+        ("updated javadoc", ["javadoc", None]),
+        ("fix(binding): don't drop `ShouldBindJSON` errors", ["binding", "binding ShouldBindJSON"]),
+        ("[core] chore: update context.Abort docs", ["context.Abort", None]),
+        ("feat!: add support for ETag option", ["ETag", "ETag option"]),
+        ("Router: add parameter handling", ["Router", "Router parameter"]),
+        ("refactor(context):Avoid using filepath.Dir twice", ["context", "context filepath.Dir"]),
+        ("add `.utc()`/`.iso8601()` string formats", ["utc", "utc iso8601"]),
+        ("\n  Fix the #343 bug, 🐛 in the Blueprint", ["Blueprint", None]),
+    ],
+)
+def test_a_short_question_is_the_subjects_first_content_words_as_written(
+    query: str, short: list[str | None]
+) -> None:
+    assert [rerank_fit.short_question(query, n) for n in (1, 2)] == short
+
+
+def reversed_set(tmp_path: Path, cases: int = 8, rows: int = 30) -> Path:
+    """Questions whose gold file is the last of the re-rank's 30 and nothing else marks it:
+    only a weight on the log score ratio below 0 (today's order reversed) lifts it."""
+    rng = np.random.default_rng(1)
+    xs = []
+    for _ in range(cases):
+        x = rng.normal(0.0, 0.01, (rows, len(FEATURES)))
+        x[:, 0] = -np.arange(rows) / 10.0
+        x[:, FEATURES.index("long_x_log_score_ratio")] = 0.3 * x[:, 0]
+        xs.append(x)
+    labels = np.zeros(cases * rows, dtype=bool)
+    labels[rows - 1 :: rows] = True
+    path = tmp_path / "reversed.npz"
+    np.savez_compressed(
+        path,
+        ids=np.array([f"r{n}" for n in range(cases)]),
+        files=np.array(["alpha" if n % 2 else "beta" for n in range(cases)]),
+        sets=np.array(["TRAIN"] * cases),
+        short=np.array([0, 1] * (cases // 2)),
+        gold_counts=np.ones(cases, dtype=np.int64),
+        offsets=np.arange(cases + 1) * rows,
+        x=np.concatenate(xs),
+        labels=labels,
+        features=np.array(FEATURES),
+    )
+    return path
+
+
+def test_the_floor_keeps_the_weight_on_the_first_stage_at_every_length(tmp_path: Path) -> None:
+    data = rerank_fit.Data.read([reversed_set(tmp_path)])
+    cases = list(range(len(data.ids)))
+    columns = np.arange(len(FEATURES))
+    floor = ((0.1, 0.35), (1.0, 1.2))
+
+    def ratio(w: np.ndarray) -> list[float]:
+        named = dict(zip(FEATURES, w, strict=True))
+        return [rerank_fit.ratio_weight(named, length) for length, _ in floor]
+
+    free = rerank_fit.fit(data, cases, 30, columns, 1e-4, short_weight=1.0)
+    assert min(ratio(free)) < 0  # the fit turns today's order over
+    held = rerank_fit.fit(data, cases, 30, columns, 1e-4, short_weight=1.0, floor=floor)
+    assert all(r >= least - 1e-6 for r, (_, least) in zip(ratio(held), floor, strict=True))
+    assert ratio(held)[0] == pytest.approx(0.35)  # the floor binds where the fit pushed
+    # the optimality test on a warm start finds the same minimum as the search over faces
+    trace: list[np.ndarray] = []
+    rerank_fit.fit(data, cases, 30, columns, 1e-4, short_weight=1.0, floor=floor, trace=trace)
+    some = cases[2:]
+    cold = rerank_fit.fit(data, some, 30, columns, 1e-4, short_weight=1.0, floor=floor)
+    warm = rerank_fit.fit(data, some, 30, columns, 1e-4, short_weight=1.0, floor=floor,
+                          start_from=trace)  # fmt: skip
+    assert np.allclose(cold, warm, atol=1e-5)
+
+
+def test_short_questions_are_fitted_on_only_with_a_weight(tmp_path: Path) -> None:
+    data = rerank_fit.Data.read([reversed_set(tmp_path)])
+    assert data.real(range(len(data.ids))) == [0, 2, 4, 6]
+    columns = np.arange(len(FEATURES))
+    alone = rerank_fit.fit(data, [0, 2, 4, 6], 30, columns, 1e-4)
+    assert np.array_equal(rerank_fit.fit(data, range(8), 30, columns, 1e-4), alone)
+    assert not np.allclose(rerank_fit.fit(data, range(8), 30, columns, 1e-4, short_weight=0.5),
+                           alone)  # fmt: skip
+
+
+def test_tables_keep_the_short_questions_apart(tmp_path: Path) -> None:
+    data = rerank_fit.Data.read([reversed_set(tmp_path)])
+    named = dict(rerank_fit.groups(data, range(8), per_repo=False))
+    assert named["ALL"] == [0, 2, 4, 6] and named["TRAIN"] == [0, 2, 4, 6]
+    assert named["SHORT1"] == named["SHORT"] == [1, 3, 5, 7]
