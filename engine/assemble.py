@@ -516,6 +516,7 @@ def open_index(
         ),
         skipped=tuple(skipped),
         path_ids={path: i for i, path in enumerate(paths)},
+        left_out={path: (size, mtime) for path, (size, mtime, _) in stored.sniffed.items()},
         units=UnitIndex(
             file_ptr=np.concatenate(([0], np.cumsum(a["file_declarations"], dtype=np.int64))),
             row_ptr=a["unit_ptr"],

@@ -256,16 +256,21 @@ def has_changed(
     unchanged (engine.scan_memo).
 
     Files the index left out for their content (binary, minified) are listed by the scan
-    but not indexed; they count as unchanged here, or every check would re-index.
+    but not indexed; they count as unchanged here while their size and time are those they
+    were judged with, or every check would re-index. Any other listed file the index lacks (one
+    that was binary and is text again, one restored after the scan found it vanished) is new.
     """
     from engine.scan import scan  # deliberate: see build_index
 
     scanned = scan(index.root, options, memo_file=_memo_file(cache_dir))
-    left_out = {s.path for s in index.skipped}
+    left_out, known = index.left_out, index.path_ids
     scanned_columns = columns_of(scanned.files)  # no record is made on a warm scan
-    current = select(
-        scanned_columns, [p not in left_out or p in index.path_ids for p in scanned_columns[0]]
-    )[:3]
+    paths, sizes, mtimes = scanned_columns[:3]
+    listed = [
+        p in known or left_out.get(p) != (size, mtime)
+        for p, size, mtime in zip(paths, sizes, mtimes, strict=True)
+    ]
+    current = select(scanned_columns, listed)[:3]
     if len(current[0]) != len(index.files):
         return True
     files = index.files

@@ -709,6 +709,9 @@ class Index:
     """Files left out of the index."""
     path_ids: Mapping[str, int] = field(default_factory=dict)
     """Path -> file id."""
+    left_out: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """Files left out for their content (binary, minified), by path: (size, mtime_ns) when
+    judged. A refresh takes such a file for unchanged only while both still hold."""
     units: UnitIndex | None = None
     """Each declaration's words, for scoring declarations (engine.relevance); None in an
     index built by hand without them (then no declaration matches by its words)."""

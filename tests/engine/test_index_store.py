@@ -321,6 +321,39 @@ def test_a_file_left_out_for_its_content_does_not_count_as_a_change(tmp_path: Pa
     assert has_changed(index)
 
 
+@pytest.mark.parametrize("with_cache", [False, True])
+def test_a_file_left_out_for_its_content_that_becomes_text_is_picked_up(
+    tmp_path: Path, with_cache: bool
+) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n", "b.py": "def login(): pass\n"})
+    cache = tmp_path / "cache" if with_cache else None
+    index, _ = index_repo(repo, cache_dir=cache)
+    (repo / "b.py").write_bytes(b"\x00\x01binary")
+    refreshed = refresh_index(index, cache_dir=cache)
+    assert refreshed is not None
+    index = refreshed[0]
+    assert "b.py" not in index.path_ids
+    (repo / "b.py").write_text("def login(): pass\n")
+    refreshed = refresh_index(index, cache_dir=cache)
+    assert refreshed is not None, "the file came back as text: the refresh must see it"
+    assert "b.py" in refreshed[0].path_ids
+
+
+def test_a_tracked_file_deleted_then_restored_is_picked_up(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n", "b.py": "def login(): pass\n"}, git=True)
+    cache = tmp_path / "cache"
+    index, _ = index_repo(repo, cache_dir=cache)
+    (repo / "b.py").unlink()  # git still lists it: the scan skips it as vanished
+    refreshed = refresh_index(index, cache_dir=cache)
+    assert refreshed is not None
+    index = refreshed[0]
+    assert "b.py" not in index.path_ids
+    (repo / "b.py").write_text("def login(): pass\n")  # `git checkout b.py`
+    refreshed = refresh_index(index, cache_dir=cache)
+    assert refreshed is not None, "the file is back: the refresh must see it"
+    assert "b.py" in refreshed[0].path_ids
+
+
 def test_reopening_an_unchanged_tree_rebuilds_nothing_and_decodes_no_record(
     repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
