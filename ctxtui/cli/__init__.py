@@ -283,6 +283,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         raise UsageFailure("ctxtui: the budget must be a positive number of tokens")
     if getattr(args, "limit", 1) <= 0:
         raise UsageFailure("ctxtui: --limit must be positive")
+    if getattr(args, "repeat", 1) <= 0:
+        raise UsageFailure("ctxtui: --repeat must be positive")
+    if getattr(args, "interval", 0) < 0:
+        raise UsageFailure("ctxtui: --interval must be 0 ms or more")
     module_name, _, function = HANDLERS[args.command].partition(":")
     handler = getattr(importlib.import_module(module_name), function)
     collector.started()  # the imports are done (the app's start ends at its first list)

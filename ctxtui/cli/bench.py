@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ctxtui import collector
 from ctxtui.workspace import Workspace
-from engine import Format, ScanError, Session
+from engine import EngineError, Format, ScanError, Session
 
 DEFAULT_QUESTIONS = (
     "where is the configuration loaded and validated",
@@ -83,7 +83,8 @@ def probe_index(path: Path, cached: bool) -> dict[str, object]:
         check=False,
     )
     if result.returncode != 0:
-        raise RuntimeError(result.stderr.strip().splitlines()[-1] if result.stderr else "failed")
+        last = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"
+        raise EngineError(f"the index probe failed: {last.rpartition('Error: ')[2]}")
     data: dict[str, object] = json.loads(result.stdout)
     return data
 
@@ -104,7 +105,7 @@ def probe_rank_command(path: Path, question: str) -> tuple[list[float], float]:
         seconds.append(time.perf_counter() - start)
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
-            raise RuntimeError(f"ctxtui rank failed with exit code {process.returncode}")
+            raise EngineError(f"ctxtui rank failed with exit code {process.returncode}")
         peak = max(peak, usage.ru_maxrss / 1024)
     return seconds, peak
 
@@ -157,9 +158,9 @@ def _type(
 def run_bench(args: argparse.Namespace) -> int:
     """Print the benchmark figures for one repository (of the app itself with --app)."""
     path = Path(args.path).expanduser().resolve()
+    if not path.is_dir():  # checked here: the probes below run in other processes
+        raise ScanError(f"{'not a' if path.exists() else 'no such'} folder: {args.path}")
     if args.app:
-        if not path.is_dir():
-            raise ScanError(f"not a folder: {args.path}")
         from ctxtui.cli.bench_app import run_app_bench  # deliberate: Textual only for --app
 
         questions = list(args.question) or list(DEFAULT_QUESTIONS)

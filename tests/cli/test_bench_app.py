@@ -35,7 +35,7 @@ def test_bench_app_on_a_missing_folder_is_one_line_and_exit_1(
 ) -> None:
     assert main(["bench", "--app", str(tmp_path / "nowhere")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("ctxtui: not a folder") and err.count("\n") == 1
+    assert err.startswith("ctxtui: no such folder") and err.count("\n") == 1
 
 
 def test_the_bench_reads_the_reasons_of_as_many_rows_as_the_app_ranking_job() -> None:

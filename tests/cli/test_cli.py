@@ -185,6 +185,30 @@ def test_app_on_a_missing_folder_is_exit_1_without_starting(run: Run, tmp_path: 
     assert "no such folder" in one_line(err)
 
 
+@pytest.mark.parametrize("app", [False, True])
+@pytest.mark.parametrize(
+    ("where", "says"), [("nowhere", "no such folder"), ("a.txt", "not a folder")]
+)
+def test_bench_of_a_missing_folder_or_a_file_is_exit_1_with_one_line(
+    run: Run, tmp_path: Path, app: bool, where: str, says: str
+) -> None:
+    (tmp_path / "a.txt").write_text("hi\n")
+    code, out, err = run("bench", str(tmp_path / where), *(["--app"] if app else []))
+    assert (code, out) == (1, "")
+    assert says in one_line(err)
+
+
+@pytest.mark.parametrize(
+    "flags", [["--repeat", "0"], ["--repeat", "-1"], ["--app", "--interval", "-5"]]
+)
+def test_bench_with_a_count_or_interval_below_its_range_is_exit_2(
+    run: Run, repo: Path, flags: list[str]
+) -> None:
+    code, out, err = run("bench", str(repo), *flags)
+    assert (code, out) == (2, "")
+    assert one_line(err).startswith("ctxtui")
+
+
 @pytest.mark.parametrize(
     "argv",
     [
