@@ -51,6 +51,10 @@ RANKING_ROLES: Mapping[str, Role] = {
 unless the question asks for it, a number multiplies its score."""
 RANKING_NUMBERS: tuple[str, ...] = ("git_recency", "git_frequency", "graph_boost", "mention_boost")
 """`[ranking]` keys that set a `RankWeights` number directly."""
+MAX_RANKING_VALUE = 1_000
+"""The largest `[ranking]` number taken. The defaults are 0.05 to 3; 1,000 already puts a kind of
+file or a signal above everything else, while `inf` or 1e308 made scores NaN or infinite (an
+empty ranking, `"score": Infinity` in `rank --json`: the review of session 26)."""
 TOP_KEYS: tuple[str, ...] = (
     "budget",
     "format",
@@ -183,9 +187,13 @@ def _apply_table(settings: Settings, data: Mapping[str, Any], path: Path, text: 
         line = _line_of(text, key)
         try:
             if key == "ranking":
-                ranking.update(_ranking(value))
-                for name in value:
-                    sources[f"ranking.{name}"] = str(path)
+                good, bad = _ranking(value)
+                ranking.update(good)
+                sources.update((f"ranking.{name}", str(path)) for name in good)
+                problems.extend(
+                    f"{path}:{_line_of(text, name, table=key)}: {error}; ignored"
+                    for name, error in bad
+                )
                 continue
             if key not in TOP_KEYS:
                 raise ValueError(f"unknown setting {key!r}")
@@ -233,32 +241,53 @@ def _parse(key: str, value: Any) -> Any:
     return value
 
 
-def _ranking(table: Any) -> dict[str, float]:
-    """Check the `[ranking]` table; raise ValueError naming the first bad key."""
+def _ranking(table: Any) -> tuple[dict[str, float], list[tuple[str, str]]]:
+    """Check the `[ranking]` table key by key: the good values, and (key, what is wrong) for
+    each bad one (only that key is ignored); raise ValueError when it is no table at all."""
     if not isinstance(table, dict):
         raise ValueError("ranking must be a table")
     values: dict[str, float] = {}
+    bad: list[tuple[str, str]] = []
     for key, value in table.items():
         if key not in RANKING_ROLES and key not in RANKING_NUMBERS:
             known = ", ".join((*RANKING_ROLES, *RANKING_NUMBERS))
-            raise ValueError(f"unknown ranking setting {key!r} (known: {known})")
-        if isinstance(value, bool) and key in RANKING_ROLES:
+            bad.append((key, f"unknown ranking setting {key!r} (known: {known})"))
+        elif isinstance(value, bool) and key in RANKING_ROLES:
             values[key] = 1.0 if value else 0.0
-        elif isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        elif (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and (0 <= value <= MAX_RANKING_VALUE)
+        ):
             values[key] = float(value)
         else:
-            what = "true, false or a number >= 0" if key in RANKING_ROLES else "a number >= 0"
-            raise ValueError(f"ranking.{key} must be {what}")
-    return values
+            number = f"a number from 0 to {MAX_RANKING_VALUE:,}"
+            what = f"true, false or {number}" if key in RANKING_ROLES else number
+            bad.append((key, f"ranking.{key} must be {what}"))
+    return values, bad
 
 
-def _line_of(text: str, key: str) -> int:
-    """The line where `key` is set or its table starts (1 when not found)."""
+def _line_of(text: str, key: str, table: str = "") -> int:
+    """The line where `key` is set (in `table`, when given) or its table starts (1 when not
+    found)."""
+    start = 0
+    if table:
+        header = re.search(rf"^[ \t]*\[[ \t]*{re.escape(table)}[ \t]*\]", text, re.M)
+        dotted = re.search(
+            rf"^[ \t]*{re.escape(table)}[ \t]*\.[ \t]*{re.escape(key)}[ \t]*=", text, re.M
+        )
+        if dotted:
+            return text.count("\n", 0, dotted.start()) + 1
+        if header is None:
+            return _line_of(text, table)
+        start = header.end()
     pattern = re.compile(
         rf"^[ \t]*(\[[ \t]*{re.escape(key)}[ \t]*\]|{re.escape(key)}[ \t]*=)", re.M
     )
-    match = pattern.search(text)
-    return text.count("\n", 0, match.start()) + 1 if match else 1
+    match = pattern.search(text, start)
+    if match is None:
+        return _line_of(text, table) if table else 1
+    return text.count("\n", 0, match.start()) + 1
 
 
 def _line_from_message(message: str, text: str) -> int | None:

@@ -64,9 +64,41 @@ def test_a_bad_value_is_reported_with_its_line_and_only_that_key_ignored(shop: P
     )
     settings = load_settings(shop)
     assert settings.budget == 3000 and settings.fmt.value == "markdown"
-    assert [p.split(": ", 1)[0].rsplit(":", 1)[1] for p in settings.problems] == ["3", "4", "5"]
+    assert [p.split(": ", 1)[0].rsplit(":", 1)[1] for p in settings.problems] == ["3", "4", "6"]
     assert "format must be one of markdown, xml, json; ignored" in settings.problems[0]
     assert "unknown setting 'budgte'" in settings.problems[1]
+
+
+def test_a_bad_ranking_value_is_reported_on_its_line_and_only_that_key_ignored(
+    shop: Path,
+) -> None:
+    (shop / ".ctxtui.toml").write_text(
+        '[ranking]\ndocs = 0.5\ntests = "maybe"\n\ngraph_boost = inf\nfoo = 2\n'
+        "mention_boost = 1e308\nconfig = 1000\n"
+    )
+    settings = load_settings(shop)
+    assert dict(settings.ranking) == {"docs": 0.5, "config": 1000.0}
+    assert settings.source("ranking.docs").endswith(".ctxtui.toml")
+    assert settings.source("ranking.tests") == "default"
+    lines = [p.split(": ", 1)[0].rsplit(":", 1)[1] for p in settings.problems]
+    assert lines == ["3", "5", "6", "7"]
+    assert "ranking.graph_boost must be a number from 0 to 1,000" in settings.problems[1]
+
+
+@pytest.mark.parametrize("value", ["inf", "1e308", "nan", "-1"])
+@pytest.mark.parametrize("key", ["graph_boost", "mention_boost", "docs"])
+def test_a_ranking_value_out_of_range_leaves_the_ranking_as_it_is(
+    shop: Path, capsys: pytest.CaptureFixture[str], key: str, value: str
+) -> None:
+    question = "shop/cart.py add_to_cart pay"
+    expected = _ranked(shop, question)
+    (shop / ".ctxtui.toml").write_text(f"[ranking]\n{key} = {value}\n")
+    capsys.readouterr()
+    assert main(["rank", question, str(shop), "--json", "--no-cache"]) == 0
+    out, err = capsys.readouterr()
+    assert [item["path"] for item in json.loads(out)] == expected
+    assert "Infinity" not in out and "NaN" not in out
+    assert err.count("\n") == 1 and f"ranking.{key} must be" in err
 
 
 def test_ranking_settings_turn_tests_on_or_off(shop: Path) -> None:
