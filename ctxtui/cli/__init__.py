@@ -281,6 +281,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     budget = getattr(args, "budget", None)
     if budget is not None and budget <= 0:
         raise UsageFailure("ctxtui: the budget must be a positive number of tokens")
+    if budget is not None:
+        from ctxtui.state import MAX_BUDGET  # deliberate: not needed for --help
+
+        if budget > MAX_BUDGET:  # as the app's and the MCP server's
+            raise UsageFailure(f"ctxtui: the budget must be at most {MAX_BUDGET:,} tokens")
     if getattr(args, "limit", 1) <= 0:
         raise UsageFailure("ctxtui: --limit must be positive")
     if getattr(args, "repeat", 1) <= 0:

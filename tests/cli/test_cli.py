@@ -216,6 +216,8 @@ def test_bench_with_a_count_or_interval_below_its_range_is_exit_2(
         ("pack", "session", "-b", "0"),
         ("pack", "session", "-b", "-100"),
         ("pack", "session", "-b", "lots"),
+        ("pack", "session", "-b", "99999999999999999999999"),
+        ("eval", "cases.jsonl", "-b", "2000001"),
         ("pack", "session", "--format", "yaml"),
         ("rank", "session", "--limit", "0"),
         ("index", "--encoding", "p50k_base"),
