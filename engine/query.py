@@ -21,7 +21,10 @@ from engine.model import Index, Intent
 from engine.words import ABBREVIATIONS, IDENTIFIER, identifier_words, normalise_part
 
 PATH_MENTION = re.compile(r"[\w.\-/\\]*[\w\-]\.[A-Za-z]{1,5}\b|[\w\-]+(?:/[\w.\-]+)+")
-"""A path-like token: has an extension or at least one slash."""
+"""A path-like token: has an extension or at least one slash. What it finds is found by
+`path_mentions`, which takes linear time (this expression backtracks over a long token)."""
+_PATH_CHARS = re.compile(r"[\w.\-/\\]+")
+"""A stretch of the characters a path mention is made of: every mention lies within one."""
 DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 """A dotted name such as flask.json.tag or Flask.preprocess_request."""
 CODE_LIKE = re.compile(r"[a-z][A-Z]|_")
@@ -344,7 +347,7 @@ def detect_intent(words_said: set[str]) -> Intent:
 def mentioned_files(index: Index, text: str) -> tuple[int, ...]:
     """File ids named in the question: by path (any suffix of it) or dotted module name."""
     candidates: set[str] = set()
-    for match in PATH_MENTION.findall(text):
+    for match in path_mentions(text):
         path = match.replace("\\", "/").strip("./")
         if "/" in path or "." in path:
             candidates.add(path)
@@ -362,6 +365,73 @@ def mentioned_files(index: Index, text: str) -> tuple[int, ...]:
                 found.add(file_id)
                 break
     return tuple(sorted(found))
+
+
+def path_mentions(text: str) -> list[str]:
+    """`PATH_MENTION.findall(text)`, in time linear in the text.
+
+    The expression tries every character of a token as a start and backtracks over the rest
+    of the token from each: a pasted 40,000-character token (a blob, a minified line) took 66 s
+    of CPU, one of 1,000,000 hours (the review of session 26). Here each stretch of path
+    characters is read once: an extension ending ("x.py") is found by a scan, and the first
+    alternative's greedy match from a start is everything up to the last such ending.
+    """
+    found: list[str] = []
+    for stretch in _PATH_CHARS.findall(text):
+        if "." in stretch or "/" in stretch:  # the first alternative needs a ".", the second a "/"
+            found.extend(_stretch_mentions(stretch))
+    return found
+
+
+def _stretch_mentions(s: str) -> Iterator[str]:
+    """PATH_MENTION's matches within one stretch of path characters (what follows the stretch
+    is no word character, as at the end of the text)."""
+    n = len(s)
+    last_end = -1  # the end of the last "[\w-].[A-Za-z]{1,5}\b" in the stretch
+    last_start = -1
+    for k in range(n - 2):
+        if s[k + 1] == "." and _name_char(s[k]):
+            j = k + 2
+            while j < n and j - k - 2 <= 5 and _ascii_letter(s[j]):
+                j += 1
+            letters = j - k - 2
+            if 1 <= letters <= 5 and not (j < n and _word_char(s[j])):
+                last_start, last_end = k, j
+    i = 0
+    while i < n:
+        if last_start >= i:  # "[\w.\-/\\]*" takes all up to the last ending
+            yield s[i:last_end]
+            i = last_end
+            continue
+        a = i  # the second alternative: "[\w\-]+" then "(?:/[\w.\-]+)+"
+        while a < n and _name_char(s[a]):
+            a += 1
+        end = a
+        while a > i and end + 1 < n and s[end] == "/" and _segment_char(s[end + 1]):
+            end += 2
+            while end < n and _segment_char(s[end]):
+                end += 1
+        if end > a:
+            yield s[i:end]
+            i = end
+        else:  # no start before `a` can match either: they reach the same `a`
+            i = max(i + 1, a)
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"  # what `\w` matches in a str pattern
+
+
+def _name_char(c: str) -> bool:
+    return c == "-" or _word_char(c)
+
+
+def _segment_char(c: str) -> bool:
+    return c in ".-" or _word_char(c)
+
+
+def _ascii_letter(c: str) -> bool:
+    return "a" <= c <= "z" or "A" <= c <= "Z"
 
 
 def _names(path: str, mention: str) -> bool:
