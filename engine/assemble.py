@@ -488,7 +488,7 @@ def open_index(
     if paths is None:
         paths = split_strings(a["path_blob"], a["path_ptr"])
     n = len(paths)
-    files = FileTable(paths, stored.languages, a)
+    files = FileTable(paths, stored.languages, a, source=stored.source)
     terms = TermList(Blobs(a["vocab_blob"], a["vocab_ptr"]))
     edges = a["edges"]
     last = a["git_last"]

@@ -19,6 +19,11 @@ class CacheError(EngineError):
     """The cache folder cannot be written or read at all."""
 
 
+class DamagedCache(CacheError):
+    """A record of the index cache cannot be decoded though the file loaded (damaged inside):
+    the file is removed, so that the next run rebuilds it."""
+
+
 class TokenizerError(EngineError):
     """A tokenizer table is missing, damaged, or the encoding is unknown."""
 

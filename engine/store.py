@@ -113,6 +113,8 @@ class Stored:
     so an unchanged one is not read again on every reopen."""
     git_head: str | None = None
     """HEAD commit the git columns were read at."""
+    source: Path | None = None
+    """The cache file the arrays are mapped from; None for arrays built in memory."""
 
 
 def cache_file(cache_dir: Path, encoding: str) -> Path:
@@ -182,6 +184,7 @@ def save(path: Path, stored: Stored) -> Stored:
         stored.languages,
         stored.sniffed,
         stored.git_head,
+        path,
     )
 
 
@@ -211,6 +214,7 @@ def load(path: Path, root: str, encoding: str) -> Stored:
             languages=languages,
             sniffed=_sniffed(header),
             git_head=None if header["git_head"] is None else str(header["git_head"]),
+            source=path,
         )
     except (FileNotFoundError, StaleCache):
         raise

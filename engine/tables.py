@@ -10,17 +10,22 @@ record is decoded (JSON) the first time it is asked for and kept.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, NamedTuple, overload
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, overload
 
+from engine.errors import DamagedCache
 from engine.model import Declaration, DeclKind, GitSignal, Import, ParsedFile
 from engine.units import decode_import_uses
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+T = TypeVar("T")
 
 SURROGATES = "surrogateescape"
 """How text goes to and from UTF-8 here: a file name that is not UTF-8 keeps its bytes."""
@@ -274,7 +279,13 @@ class FileTable(Sequence[ParsedFile]):
     document per file) are decoded only when read (`Deferred`).
     """
 
-    def __init__(self, paths: list[str], languages: list[str], arrays: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        paths: list[str],
+        languages: list[str],
+        arrays: Mapping[str, Any],
+        source: Path | None = None,
+    ) -> None:
         self.paths = paths
         """File id -> relative path."""
         self.languages = languages
@@ -286,6 +297,8 @@ class FileTable(Sequence[ParsedFile]):
         self._uses = Blobs(arrays["uses_blob"], arrays["uses_ptr"])
         self._made: list[ParsedFile | None] = [None] * len(paths)
         self._outlines: dict[int, Outline] = {}
+        self.source = source
+        """The cache file the arrays are mapped from (None when built in memory)."""
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -295,7 +308,7 @@ class FileTable(Sequence[ParsedFile]):
         found = self._outlines.get(i)
         if found is None:
             # two threads may decode the same file at once; both get equal outlines
-            found = self._outlines[i] = decode_outline(self._records.get(i))
+            found = self._outlines[i] = self._decoded(decode_outline, self._records.get(i))
         return found
 
     @overload
@@ -340,17 +353,34 @@ class FileTable(Sequence[ParsedFile]):
             lines=int(a["file_lines"][i]),
             tokens=int(a["file_tokens"][i]),
             declarations=Deferred(
-                lambda: decode_declarations(records.get(i)), int(a["file_declarations"][i])
+                lambda: self._decoded(decode_declarations, records.get(i)),
+                int(a["file_declarations"][i]),
             ),
-            imports=Deferred(lambda: decode_imports(imports.get(i))),
+            imports=Deferred(lambda: self._decoded(decode_imports, imports.get(i))),
             partial=bool(flags & FLAG_PARTIAL),
             replaced=bool(flags & FLAG_REPLACED),
             generated=bool(flags & FLAG_GENERATED),
             too_slow=bool(flags & FLAG_TOO_SLOW),
             outline_tokens=int(a["file_outline"][i]),
             focused_tokens=int(a["file_focused"][i]),
-            import_uses=Deferred(lambda: decode_import_uses(uses.get(i)) or ()),
+            import_uses=Deferred(lambda: self._decoded(decode_import_uses, uses.get(i)) or ()),
         )
+
+    def _decoded(self, decode: Callable[[bytes], T], data: bytes) -> T:
+        """`decode(data)`; a record of a cache file that does not decode (the file damaged
+        inside: its checks at load read the columns, not every record) removes the file and
+        raises DamagedCache, so that the next run rebuilds it instead of failing again."""
+        try:
+            return decode(data)
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            if self.source is None:
+                raise
+            with contextlib.suppress(OSError):
+                self.source.unlink()
+            raise DamagedCache(
+                f"the index cache {self.source} is damaged ({type(exc).__name__}): removed it;"
+                " run again to rebuild it"
+            ) from exc
 
 
 FLAG_PARTIAL, FLAG_REPLACED, FLAG_GENERATED, FLAG_TOO_SLOW = 1, 2, 4, 8

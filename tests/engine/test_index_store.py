@@ -383,3 +383,25 @@ def test_reopening_an_unchanged_tree_rebuilds_nothing_and_decodes_no_record(
     assert decoded == []  # a ranking works out its evidence when it is read
     assert ranking.files[0].reasons
     assert 0 < len(decoded) < len(FILES)  # only files whose declarations match the question
+
+
+def test_a_record_damaged_inside_the_cache_removes_it_and_the_next_open_rebuilds(
+    tmp_path: Path,
+) -> None:
+    from engine.errors import DamagedCache
+
+    files = {"pkg/a.py": "from pkg.b import helper\n", "pkg/b.py": "def helper():\n    pass\n"}
+    repo = make_repo(tmp_path / "r", files)
+    cache = tmp_path / "cache"
+    index_repo(repo, cache_dir=cache)
+    path = cache_path(cache)
+    data = path.read_bytes()
+    assert data.count(b'[["pkg.b') == 1  # a.py's imports, one JSON document
+    path.write_bytes(data.replace(b'[["pkg.b', b"[[xpkg.b"))  # the same size: it loads
+    index, _ = index_repo(repo, cache_dir=cache)
+    with pytest.raises(DamagedCache, match="damaged"):
+        tuple(index.files[index.path_ids["pkg/a.py"]].imports)
+    assert not path.exists()
+    index, report = index_repo(repo, cache_dir=cache)
+    assert set(report.parsed) == set(files)
+    assert [i.targets for i in index.files[index.path_ids["pkg/a.py"]].imports] == [("pkg/b.py",)]
