@@ -6,6 +6,8 @@ over a repository written into tmp_path.
 
 from __future__ import annotations
 
+import os
+import select
 import shutil
 import subprocess
 import time
@@ -44,39 +46,50 @@ def app_factory(fake_clipboard: FakeClipboard, tmp_path: Path) -> Callable[..., 
     return build
 
 
-def _free_display() -> int:
-    for number in range(90, 200):
-        if (
-            not Path(f"/tmp/.X11-unix/X{number}").exists()
-            and not Path(f"/tmp/.X{number}-lock").exists()
-        ):
-            return number
-    raise RuntimeError("no free X display number")
-
-
 @pytest.fixture(scope="session")
 def xvfb_display() -> Iterator[str]:
-    """Start Xvfb on a free display for the session; skip when Xvfb or xclip is missing."""
+    """Start Xvfb on a free display for the session; skip when Xvfb or xclip is missing.
+
+    Xvfb chooses the display itself (-displayfd: the first number whose lock it can take,
+    written to the pipe once it accepts clients), so test processes started side by side
+    (pytest-xdist workers, another checkout's suite) never race for the same number."""
     if shutil.which("Xvfb") is None or shutil.which("xclip") is None:
         pytest.skip("Xvfb and xclip are not installed (apt-get install xvfb xclip xsel)")
-    number = _free_display()
+    read_end, write_end = os.pipe()
     process = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        pass_fds=(write_end,),
     )
-    socket = Path(f"/tmp/.X11-unix/X{number}")
-    deadline = time.monotonic() + 10
-    while not socket.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.skip(f"Xvfb :{number} did not start")
-        time.sleep(0.02)  # waiting for an external process, not for the app
+    os.close(write_end)
+    try:
+        number = _read_display_number(read_end, deadline=time.monotonic() + 10)
+    finally:
+        os.close(read_end)
+    if number is None:
+        process.kill()
+        process.wait(timeout=5)
+        pytest.skip("Xvfb did not start")
     try:
         yield f":{number}"
     finally:
         process.terminate()
         process.wait(timeout=5)
+
+
+def _read_display_number(fd: int, deadline: float) -> int | None:
+    """The display number Xvfb writes to fd once it is ready (None if it exits or is late)."""
+    text = b""
+    while not text.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None  # waiting for an external process, not for the app
+        chunk = os.read(fd, 16)
+        if not chunk:
+            return None
+        text += chunk
+    return int(text)
 
 
 @pytest.fixture

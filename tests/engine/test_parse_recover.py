@@ -127,7 +127,8 @@ def test_a_parse_past_its_deadline_is_cancelled() -> None:
 def test_a_parse_with_a_deadline_keeps_none_of_its_source() -> None:
     # py-tree-sitter keeps a reference to every chunk a read callable returns: without
     # _Reader.release, every file a worker parsed stayed in its memory (a worker passed
-    # 400 MB on the 5x tree). 40 parses of a 200 KB file kept 8 MB.
+    # 400 MB on the 5x tree). 40 parses of a 200 KB file kept 8 MB; the 10 parsed here would
+    # keep 2 MB, twice the bar (each traced parse takes ~0.4 s of CPU: 40 cost 15-24 s).
     import tracemalloc
 
     from tree_sitter_language_pack import get_parser
@@ -140,7 +141,7 @@ def test_a_parse_with_a_deadline_keeps_none_of_its_source() -> None:
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        for _ in range(40):
+        for _ in range(10):
             tree = _parse(parser, src, Deadline.after(60.0))
             assert tree.root_node.child_count == 5000
             del tree
