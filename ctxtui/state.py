@@ -226,15 +226,23 @@ def step_budget(budget: int, direction: int) -> int:
 _BUDGET_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([km]?)\s*$", re.IGNORECASE)
 
 
-def parse_budget(text: str) -> int:
-    """Read a typed budget: "12000", "12,000", "12k", "1.5k", "1m"; raise ValueError otherwise."""
+def read_token_count(text: str) -> int:
+    """Read a token count as a person writes it: "12000", "12,000", "12k", "1.5k", "1m" (no
+    range check); raise ValueError otherwise."""
     match = _BUDGET_RE.match(text.replace(",", "").replace("_", ""))
     if match is None:
         raise ValueError(f"not a token count: {text!r}")
     number = float(match.group(1)) * {"": 1, "k": 1_000, "m": 1_000_000}[match.group(2).lower()]
+    return int(min(number, 1e18))  # hundreds of digits make an infinite float, which no int holds
+
+
+def parse_budget(text: str) -> int:
+    """Read a typed budget (`read_token_count`) within MIN_BUDGET..MAX_BUDGET; raise ValueError
+    otherwise."""
+    number = read_token_count(text)
     if not MIN_BUDGET <= number <= MAX_BUDGET:
         raise ValueError(f"the budget must be between {MIN_BUDGET:,} and {MAX_BUDGET:,} tokens")
-    return int(number)
+    return number
 
 
 def next_in_cycle(items: tuple[Any, ...], current: Any) -> Any:

@@ -85,7 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     pack.add_argument("question", help="the question, or - to read it from stdin")
     pack.add_argument("path", nargs="?", default=".")
     pack.add_argument(
-        "-b", "--budget", type=int, help="token budget (8000 unless a settings file says)"
+        "-b",
+        "--budget",
+        type=_token_count,
+        help="token budget: 8000, 12,000, 12k, 1.5k (8000 unless a settings file says)",
     )
     pack.add_argument("--format", choices=FORMATS, help=SETTINGS_HINT)
     pack.add_argument("-o", "--output", metavar="FILE", help="write the pack to FILE")
@@ -121,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="repository for every case (default: each "
         "case's checkout under $CTXBENCH_CACHE, as materialise.py makes them)",
     )
-    evaluate.add_argument("-b", "--budget", type=int, default=8000)
+    evaluate.add_argument("-b", "--budget", type=_token_count, default=8000)
     evaluate.add_argument("--json", action="store_true", help="print the summary as JSON")
     evaluate.add_argument(
         "--no-semantic", action="store_true", help="rank by words only, even with the extra"
@@ -134,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("path", nargs="?", default=".")
     bench.add_argument("--question", action="append", default=[], help="questions to type")
-    bench.add_argument("-b", "--budget", type=int, default=8000)
+    bench.add_argument("-b", "--budget", type=_token_count, default=8000)
     bench.add_argument(
         "--app",
         action="store_true",
@@ -154,6 +157,17 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("path", nargs="?", default=".")
     config.add_argument("--json", action="store_true", help="print them as JSON")
     return parser
+
+
+def _token_count(text: str) -> int:
+    """A `-b` value, written as the app's budget key takes it ("12000", "12,000", "12k",
+    "1.5k"); the range is checked in `_dispatch`."""
+    from ctxtui.state import read_token_count  # deliberate: not needed for --help
+
+    try:
+        return read_token_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _secret_file_flag(parser: argparse.ArgumentParser) -> None:

@@ -217,6 +217,8 @@ def test_bench_with_a_count_or_interval_below_its_range_is_exit_2(
         ("pack", "session", "-b", "-100"),
         ("pack", "session", "-b", "lots"),
         ("pack", "session", "-b", "99999999999999999999999"),
+        ("pack", "session", "-b", "9" * 400),
+        ("pack", "session", "-b", "2.5m"),
         ("eval", "cases.jsonl", "-b", "2000001"),
         ("pack", "session", "--format", "yaml"),
         ("rank", "session", "--limit", "0"),
@@ -314,6 +316,13 @@ def test_pack_json_prints_the_documented_schema(run: Run, repo: Path) -> None:
         assert file["level"] in ("full", "focused", "outline")
         assert isinstance(file["content"], str) and isinstance(file["tokens"], int)
     assert "def get_user_session(user_id):" in document["files"][0]["content"]
+
+
+@pytest.mark.parametrize(("written", "budget"), [("2k", 2000), ("2,000", 2000), ("1.5k", 1500)])
+def test_a_budget_is_written_as_in_the_app(run: Run, repo: Path, written: str, budget: int) -> None:
+    code, out, err = run("pack", "get user session", str(repo), "-b", written, "--format", "json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["budget"] == budget
 
 
 def test_pack_total_is_the_count_of_what_it_prints(run: Run, repo: Path) -> None:
