@@ -715,6 +715,9 @@ class Index:
     units: UnitIndex | None = None
     """Each declaration's words, for scoring declarations (engine.relevance); None in an
     index built by hand without them (then no declaration matches by its words)."""
+    named: dict[str, list[tuple[str, int]]] | None = field(default=None, repr=False, compare=False)
+    """Paths and file ids by the last part of their path, and by that of their path without its
+    extension (`engine.query.mentioned_files`); made on first use from `path_ids`."""
 
     def tokens_of_lines(self, file_id: int, first: int, last: int) -> int:
         """Tokens of lines first..last (1-based, inclusive) of a file, from the cached counts."""

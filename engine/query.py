@@ -357,14 +357,31 @@ def mentioned_files(index: Index, text: str) -> tuple[int, ...]:
             candidates.add("/".join(parts[:end]))  # flask.json.tag -> flask/json/tag(.py)
     if not candidates:
         return ()
+    named = _named_files(index)
     found: set[int] = set()
-    for path, file_id in index.path_ids.items():  # paths only: no file record is made
-        bare = path.rsplit(".", 1)[0]
-        for mention in candidates:
+    for mention in candidates:
+        # a path it names ends with the mention's last part, or its bare form does (`_names`)
+        for path, file_id in named.get(mention.rsplit("/", 1)[-1], ()):
+            bare = path.rsplit(".", 1)[0]
             if _names(path, mention) or ("/" in mention and _names(bare, mention)):
                 found.add(file_id)
-                break
     return tuple(sorted(found))
+
+
+def _named_files(index: Index) -> dict[str, list[tuple[str, int]]]:
+    """`Index.named`, made on first use: a question's mention is checked against the few files
+    that share its last part, not every path (a dotted name or a path in a question cost 37-104
+    ms a keystroke on 15,695 files, the session 26 lead's measure)."""
+    if index.named is None:
+        named: dict[str, list[tuple[str, int]]] = {}
+        for path, file_id in index.path_ids.items():  # paths only: no file record is made
+            name = path.rsplit("/", 1)[-1]
+            named.setdefault(name, []).append((path, file_id))
+            bare = path.rsplit(".", 1)[0].rsplit("/", 1)[-1]
+            if bare != name:
+                named.setdefault(bare, []).append((path, file_id))
+        index.named = named
+    return index.named
 
 
 def path_mentions(text: str) -> list[str]:
