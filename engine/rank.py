@@ -976,7 +976,7 @@ def _chosen_first(index: Index, session: Session, scores: npt.NDArray[np.float64
     then files given a level (each group by score): a choice never vanishes with the
     question, and a pin is never below a file the user merely set a level for."""
     ids = index.path_ids
-    focus = [ids[p] for p in session.focus if p in ids]
+    focus = list(dict.fromkeys(ids[p] for p in session.focus if p in ids))  # once each
     pins = {ids[p] for p in session.pinned if p in ids} - set(focus)
     leveled = {
         ids[p] for p, level in session.overrides.items() if level.value != "off" and p in ids

@@ -238,6 +238,14 @@ def test_focus_files_come_first_in_their_order_then_pins(shop: Index) -> None:
     assert paths(ranking)[3] == "shop/ledger.py"
 
 
+def test_a_file_focused_twice_is_ranked_once(shop: Index) -> None:
+    # review: `pack --focus a --focus a` (or an agent's focus list) packed the file twice
+    session = Session(focus=("shop/money.py", "shop/pages.py", "shop/money.py"))
+    ranking = rank(shop, "compute cart total", session)
+    assert paths(ranking)[:2] == ["shop/money.py", "shop/pages.py"]
+    assert len(paths(ranking)) == len(set(paths(ranking)))
+
+
 def test_focus_and_pin_are_flagged_and_given_as_reasons(shop: Index) -> None:
     session = Session(pinned=frozenset({"shop/users.py"}), focus=("shop/money.py",))
     ranking = rank(shop, "compute cart total", session)
