@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from ctxtui.mcp.tools import MAX_LIMIT, Tools
 from ctxtui.mcp.warm import WarmRepository
@@ -100,10 +100,40 @@ Path_ = Annotated[
 ]
 
 
+class _Server(MCPServer):
+    """The SDK's server, with arguments that do not fit a tool's schema told in one line."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"Error executing tool {name}: {argument_problems(cause)}") from cause
+
+
+def argument_problems(error: ValidationError) -> str:
+    """pydantic's multi-line report of a call's arguments as one line: each argument and what
+    was wrong with it, the value given cut short (e.g. `limit: input should be a valid
+    integer, unable to parse string as an integer (got 'five')`)."""
+    problems = []
+    for problem in error.errors(include_url=False):
+        name = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        if problem["type"] == "missing":
+            problems.append(f"{name} is required")
+            continue
+        message = problem["msg"][:1].lower() + problem["msg"][1:]
+        given = repr(problem.get("input"))
+        given = given if len(given) <= 40 else given[:39] + "…"
+        problems.append(f"{name}: {message} (got {given})")
+    return "; ".join(problems)
+
+
 def build_server(root: Path, *, state_dir: Path | None = None) -> MCPServer:
     """The MCP server for the repository at root (nothing is indexed until a call)."""
     tools = Tools(WarmRepository(root), state_dir)
-    server = MCPServer("ctxtui", instructions=INSTRUCTIONS)
+    server = _Server("ctxtui", instructions=INSTRUCTIONS)
 
     @server.tool(annotations=READ_ONLY)
     def rank_files(

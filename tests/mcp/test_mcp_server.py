@@ -295,6 +295,33 @@ def test_bad_arguments_get_a_clear_error_and_the_server_keeps_serving(
     assert not server.call("rank_files", {"question": "login"}).is_error
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("rank_files", {}, "question is required"),
+        ("rank_files", {"question": "login", "limit": "five"}, "limit: input should be a valid"),
+        ("rank_files", {"question": "login", "limit": 2.5}, "limit: input should be a valid"),
+        ("file_outline", {"path": 3}, "path: input should be a valid string (got 3)"),
+        ("file_focused", {"path": "app/auth.py", "question": None}, "question: input should"),
+        ("build_pack", {"question": "login", "focus": "app/auth.py"}, "focus: input should be"),
+        ("build_pack", {"question": "login", "focus": [1]}, "focus.0: input should be"),
+        ("build_pack", {"question": "login", "format": "yaml"}, "'markdown', 'xml' or 'json'"),
+        ("build_pack", {"question": 5, "budget": "lots"}, "budget: input should be a valid"),
+        ("build_pack", {"question": "x", "budget": "9" * 5000}, "(got '99999"),
+    ],
+)
+def test_an_argument_of_the_wrong_type_gets_one_line(
+    server: McpSession, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    # review: these came back as pydantic's multi-line message with a web address
+    result = server.call(tool, arguments)
+    assert result.is_error
+    text = text_of(result)
+    assert "\n" not in text and "pydantic" not in text and len(text) < 300
+    assert message in text
+    assert text.startswith(f"Error executing tool {tool}: ")
+
+
 def test_a_file_changed_on_disk_is_seen_by_the_next_call(server: McpSession, repo: Path) -> None:
     added = repo / "app" / "billing.py"
     added.write_text("def refund_invoice(invoice_id: int) -> None:\n    pass\n")
