@@ -148,8 +148,10 @@ def _tracked_changes(listed: bytes, patch: bytes) -> list[ChangedFile]:
     entries = _name_status(listed)
     blocks = _split_patch(patch.decode("utf-8", "replace"))
     files = []
-    for position, (status, path, old_path) in enumerate(entries):
-        header, hunks = blocks[position] if position < len(blocks) else ("", ())
+    position = 0
+    for status, path, old_path, count in entries:
+        header, hunks = _joined(blocks[position : position + count])
+        position += count
         files.append(
             ChangedFile(
                 path=path,
@@ -163,20 +165,40 @@ def _tracked_changes(listed: bytes, patch: bytes) -> list[ChangedFile]:
     return files
 
 
-def _name_status(listed: bytes) -> list[tuple[ChangeStatus, str, str]]:
-    """Parse `git diff --name-status -z`: "R100\\0old\\0new\\0M\\0path\\0..."."""
+def _joined(blocks: Sequence[tuple[str, tuple[str, ...]]]) -> tuple[str, tuple[str, ...]]:
+    """One file's (header, hunks) from its blocks of the patch: a type change has two, the
+    deletion then the creation, the second's header kept before its first hunk."""
+    if not blocks:
+        return "", ()
+    header, first_hunks = blocks[0]
+    hunks = list(first_hunks)
+    for next_header, next_hunks in blocks[1:]:
+        if not hunks:
+            header += next_header
+            hunks = list(next_hunks)
+        elif next_hunks:
+            hunks += [next_header + next_hunks[0], *next_hunks[1:]]
+        else:
+            hunks[-1] += next_header
+    return header, tuple(hunks)
+
+
+def _name_status(listed: bytes) -> list[tuple[ChangeStatus, str, str, int]]:
+    """Parse `git diff --name-status -z`: "R100\\0old\\0new\\0M\\0path\\0...", each entry
+    with the number of blocks git writes for it in the patch (2 for a type change, file to
+    symlink or submodule and back: git shows it as a deletion and a creation)."""
     fields = [os.fsdecode(raw) for raw in listed.split(b"\0")]
-    entries: list[tuple[ChangeStatus, str, str]] = []
+    entries: list[tuple[ChangeStatus, str, str, int]] = []
     position = 0
     while position < len(fields) and fields[position]:
         letter = fields[position][0]
         status = _STATUS_LETTERS.get(letter, ChangeStatus.MODIFIED)
         if letter in "RC":
             old, new = fields[position + 1], fields[position + 2]
-            entries.append((status, new, old if letter == "R" else ""))
+            entries.append((status, new, old if letter == "R" else "", 1))
             position += 3
         else:
-            entries.append((status, fields[position + 1], ""))
+            entries.append((status, fields[position + 1], "", 2 if letter == "T" else 1))
             position += 2
     return entries
 

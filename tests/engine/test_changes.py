@@ -124,6 +124,27 @@ def test_a_subfolder_root_sees_only_its_own_changes_with_relative_paths(
     assert {f.path for f in changes.files} == {"added.py", "app.py", "new_name.py"}
 
 
+def test_a_file_turned_into_a_symlink_keeps_the_diffs_of_the_files_after_it(
+    tmp_path: Path,
+) -> None:
+    # review: git writes a type change as two diffs (deletion, creation) where --name-status
+    # has one line, so every later file was given the diff of the one before it
+    files = {"a.py": "x = 1\n", "b.py": "y = 1\n", "c.py": "z = 1\n"}
+    root = make_repo(tmp_path / "typechange", files, git=True)
+    (root / "b.py").unlink()
+    (root / "b.py").symlink_to("a.py")
+    (root / "c.py").write_text("z = 2\n")
+    changes = read_changes(root)
+    assert changes is not None
+    by_path = {f.path: f for f in changes.files}
+    assert set(by_path) == {"b.py", "c.py"}
+    assert by_path["c.py"].header.startswith("diff --git a/c.py b/c.py")
+    assert by_path["c.py"].hunks == ("@@ -1 +1 @@\n-z = 1\n+z = 2\n",)
+    b_diff = by_path["b.py"].header + "".join(by_path["b.py"].hunks)
+    assert "-y = 1" in b_diff and "+a.py" in b_diff and "new file mode 120000" in b_diff
+    assert b_diff.count("diff --git a/b.py b/b.py") == 2
+
+
 def test_the_whole_diff_fits_when_there_is_room(worked_on: Path) -> None:
     changes = read_changes(worked_on)
     assert changes is not None
