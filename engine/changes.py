@@ -101,7 +101,9 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
     if _git(root, "rev-parse", "--is-inside-work-tree") is None:
         return None
     base_commit = _base_commit(root, base)
-    diff_args = ("--no-ext-diff", "--no-textconv", "-M", "--relative", base_commit, "--", ".")
+    # --submodule=short: one "Subproject commit" block per submodule, whatever the user's
+    # diff.submodule says (its "log" and "diff" forms write lines outside any block)
+    diff_args = ("--submodule=short", "-M", "--relative", base_commit, "--", ".")
     # a diff reads work tree files through the repository's filter drivers: empty them all
     filters = filter_safety(root)
     listed = _git(root, *filters, "diff", *DIFF_SAFETY, "--name-status", "-z", *diff_args)

@@ -145,6 +145,26 @@ def test_a_file_turned_into_a_symlink_keeps_the_diffs_of_the_files_after_it(
     assert b_diff.count("diff --git a/b.py b/b.py") == 2
 
 
+def test_a_submodule_is_one_line_of_the_diff_whatever_diff_submodule_says(
+    tmp_path: Path,
+) -> None:
+    # review: with `diff.submodule = diff` set, git wrote "Submodule lib contains modified
+    # content" (and the submodule's own diffs) into the diff of the file before it
+    root = make_repo(tmp_path / "outer", {"c.py": "z = 1\n"}, git=True)
+    make_repo(root / "lib", {"a.py": "x = 1\n"}, git=True)
+    git(root, "add", "lib")
+    git(root, "commit", "-qm", "a submodule")
+    git(root, "config", "diff.submodule", "diff")
+    (root / "lib" / "a.py").write_text("x = 2\n")
+    (root / "c.py").write_text("z = 2\n")
+    changes = read_changes(root)
+    assert changes is not None
+    by_path = {f.path: f for f in changes.files}
+    assert by_path["c.py"].hunks == ("@@ -1 +1 @@\n-z = 1\n+z = 2\n",)
+    assert by_path["lib"].header.startswith("diff --git a/lib b/lib")
+    assert "-dirty" in "".join(by_path["lib"].hunks)
+
+
 def test_the_whole_diff_fits_when_there_is_room(worked_on: Path) -> None:
     changes = read_changes(worked_on)
     assert changes is not None
