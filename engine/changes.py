@@ -17,6 +17,7 @@ from pathlib import Path
 
 from engine.errors import UsageError
 from engine.gitcmd import DIFF_SAFETY, filter_safety, git_output
+from engine.model import printable
 
 EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The empty tree: the base of a repository with no commit yet (sha1 repositories)."""
@@ -240,7 +241,8 @@ def _is_binary_header(header: str) -> bool:
 def _untracked(root: str, path: str) -> ChangedFile:
     """An untracked file as an added file, with a diff written the way git writes one."""
     full = os.path.join(root, path)
-    head = f"diff --git a/{path} b/{path}\n"
+    shown = printable(path)  # the diff is text to read: a name's stray bytes become U+FFFD
+    head = f"diff --git a/{shown} b/{shown}\n"
     try:
         stat = os.stat(full)
         mode = "100755" if stat.st_mode & 0o111 else "100644"
@@ -252,13 +254,13 @@ def _untracked(root: str, path: str) -> ChangedFile:
         note = f"… untracked file could not be read: {error.strerror or error}\n"
         return ChangedFile(path, ChangeStatus.UNTRACKED, header=head + note)
     if b"\0" in data[:BINARY_SNIFF]:
-        binary = f"Binary files /dev/null and b/{path} differ\n"
+        binary = f"Binary files /dev/null and b/{shown} differ\n"
         return ChangedFile(path, ChangeStatus.UNTRACKED, binary=True, header=head + binary)
     if size > UNTRACKED_MAX_BYTES:
         note = f"… untracked file of {size:,} bytes: content left out\n"
         return ChangedFile(path, ChangeStatus.UNTRACKED, header=head + note)
     lines = data.decode("utf-8", "replace").splitlines()
-    header = f"{head}--- /dev/null\n+++ b/{path}\n"
+    header = f"{head}--- /dev/null\n+++ b/{shown}\n"
     if not lines:
         return ChangedFile(path, ChangeStatus.UNTRACKED, header=header)
     hunk = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.changes import ChangedFile, Changes
+from engine.model import printable
 from engine.render import TokenCounter
 
 CHANGES_SHARE = 0.5
@@ -110,7 +111,7 @@ SUMMARY_HEAD = "… the diff was left out to fit the budget; changed files:\n"
 
 
 def _summary_only(files: tuple[ChangedFile, ...]) -> str:
-    return SUMMARY_HEAD + "".join(f"{f.status.value} {f.path}\n" for f in files)
+    return SUMMARY_HEAD + "".join(f"{f.status.value} {printable(f.path)}\n" for f in files)
 
 
 def _is_summary(text: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from engine.model import printable
 from engine.render.view import FileView, PackView
 
 SCORE_DIGITS = 4
@@ -55,7 +56,11 @@ def _changes_object(pack: PackView) -> dict[str, object]:
         "hunks": section.hunks,
         "hunks_left_out": section.hunks_left_out,
         "files": [
-            {"path": f.path, "status": f.status.value, "old_path": f.old_path or None}
+            {
+                "path": printable(f.path),
+                "status": f.status.value,
+                "old_path": printable(f.old_path) or None,
+            }
             for f in section.files
         ],
         "diff": section.diff,

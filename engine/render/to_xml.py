@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from engine.model import printable
 from engine.render.view import FileView, PackView
 
 NOTE = (
@@ -94,9 +95,9 @@ def _changes_element(pack: PackView) -> str:
 
 
 def _changed_pairs(path: str, status: str, old_path: str) -> list[tuple[str, str]]:
-    pairs = [("path", path), ("status", status)]
+    pairs = [("path", printable(path)), ("status", status)]
     if old_path:
-        pairs.append(("old_path", old_path))
+        pairs.append(("old_path", printable(old_path)))
     return pairs
 
 

@@ -675,3 +675,27 @@ def test_a_file_name_that_is_not_utf8_is_indexed_ranked_and_packed(
     packed = json.loads(capsys.readouterr().out)
     assert packed["files"][0]["path"] == "caf\ufffd.py"
     assert "cafe_au_lait" in packed["files"][0]["content"]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+def test_changed_files_whose_names_are_not_utf8_give_a_utf8_pack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    # review: the Changes section carried the name's raw byte (a surrogate): the pack on
+    # stdout was not UTF-8 (JSON readers refused it) and the MCP server died serialising it
+    repo = make_repo(tmp_path / "repo", {"ok.py": "def alpha():\n    pass\n"}, git=True)
+    with open(bytes(repo) + b"/tracked_caf\xe9.py", "wb") as fh:
+        fh.write(b"x = 1\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "two"], cwd=repo, check=True)
+    with open(bytes(repo) + b"/tracked_caf\xe9.py", "wb") as fh:
+        fh.write(b"x = 2\n")
+    with open(bytes(repo) + b"/new_caf\xe9.py", "wb") as fh:
+        fh.write(b"def alpha_new():\n    pass\n")
+    assert main(["pack", "alpha", str(repo), "--changed", "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    out.encode("utf-8")  # no surrogate left
+    assert "new_caf\ufffd.py" in out and "tracked_caf\ufffd.py" in out
+    if fmt == "json":
+        listed = {f["path"] for f in json.loads(out)["changes"]["files"]}
+        assert listed == {"new_caf\ufffd.py", "tracked_caf\ufffd.py"}

@@ -331,3 +331,18 @@ def test_a_file_changed_on_disk_is_seen_by_the_next_call(server: McpSession, rep
         added.unlink()
     assert result.structured_content is not None
     assert result.structured_content["files"][0]["path"] == "app/billing.py"
+
+
+def test_a_changed_file_whose_name_is_not_utf8_is_packed_and_the_server_lives(
+    server: McpSession, repo: Path
+) -> None:
+    # review: build_pack with changed=true here ended the server (a surrogate in the pack)
+    added = Path(os.fsdecode(bytes(repo) + b"/app/caf\xe9.py"))
+    added.write_text("def login_cafe():\n    pass\n")
+    try:
+        result = server.call("build_pack", {"question": "login", "changed": True})
+    finally:
+        added.unlink()
+    assert not result.is_error
+    assert "app/caf\ufffd.py" in text_of(result)
+    assert not server.call("rank_files", {"question": "login"}).is_error
