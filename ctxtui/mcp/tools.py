@@ -22,7 +22,7 @@ from ctxtui.workspace.notices import secret_notices
 from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
 from engine.levels import shown_level
-from engine.model import Plan, Rendered
+from engine.model import Plan, Rendered, printable
 
 MAX_LIMIT = 200
 """Most files rank_files returns (the ranking keeps no more)."""
@@ -208,6 +208,10 @@ def _repository_path(workspace: Workspace, name: str) -> str:
     index = workspace.index
     if relative in index.path_ids:
         return relative
+    if "\ufffd" in relative:  # a name that is not UTF-8, as the server showed it
+        same = [p for p in index.path_ids if not p.isascii() and printable(p) == relative]
+        if len(same) == 1:
+            return same[0]
     skipped = next((s for s in index.skipped if s.path == relative), None)
     if skipped is not None:
         raise ToolError(f"{relative} is not indexed ({skipped.reason.value})")
@@ -227,7 +231,7 @@ def _one_file(
     shown, content, _ = shown_level(parsed, text, level, matched, workspace.tokenizer.count)
     content, secrets = workspace.redact_text(content, path, original=text, redact=redact)
     return content, {
-        "path": path,
+        "path": printable(path),
         "level": shown.value,
         "asked": level.value,
         "language": parsed.language,

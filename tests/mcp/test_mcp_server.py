@@ -333,16 +333,39 @@ def test_a_file_changed_on_disk_is_seen_by_the_next_call(server: McpSession, rep
     assert result.structured_content["files"][0]["path"] == "app/billing.py"
 
 
-def test_a_changed_file_whose_name_is_not_utf8_is_packed_and_the_server_lives(
-    server: McpSession, repo: Path
-) -> None:
-    # review: build_pack with changed=true here ended the server (a surrogate in the pack)
+@pytest.fixture
+def cafe(repo: Path) -> Iterator[Path]:
+    """An untracked file whose name holds the byte 0xe9 alone (not UTF-8)."""
     added = Path(os.fsdecode(bytes(repo) + b"/app/caf\xe9.py"))
     added.write_text("def login_cafe():\n    pass\n")
-    try:
-        result = server.call("build_pack", {"question": "login", "changed": True})
-    finally:
-        added.unlink()
+    yield added
+    added.unlink()
+
+
+def test_a_changed_file_whose_name_is_not_utf8_is_packed_and_the_server_lives(
+    server: McpSession, cafe: Path
+) -> None:
+    # review: build_pack with changed=true here ended the server (a surrogate in the pack)
+    result = server.call("build_pack", {"question": "login", "changed": True})
     assert not result.is_error
     assert "app/caf\ufffd.py" in text_of(result)
     assert not server.call("rank_files", {"question": "login"}).is_error
+
+
+def test_a_file_whose_name_is_not_utf8_is_opened_by_the_name_the_server_shows(
+    server: McpSession, cafe: Path
+) -> None:
+    # review: rank_files shows app/caf\ufffd.py, file_outline did not know that name
+    ranked = server.call("rank_files", {"question": "login_cafe", "limit": 1})
+    assert ranked.structured_content is not None
+    shown = ranked.structured_content["files"][0]["path"]
+    assert shown == "app/caf\ufffd.py"
+    outline = server.call("file_outline", {"path": shown})
+    focused = server.call("file_focused", {"path": shown, "question": "cafe"})
+    pack = server.call("build_pack", {"question": "x", "focus": [shown], "budget": 500})
+    for result in (outline, focused):
+        assert not result.is_error, text_of(result)
+        assert "def login_cafe():" in text_of(result)
+        assert result.structured_content is not None
+        assert result.structured_content["path"] == shown
+    assert not pack.is_error and "def login_cafe():" in text_of(pack)
