@@ -165,7 +165,7 @@ def load_settings(root: Path, *, user_file: Path | None = None) -> Settings:
 def apply_file(settings: Settings, path: Path) -> Settings:
     """Lay one settings file over `settings`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark (Notepad) is no key
     except (OSError, UnicodeDecodeError) as error:
         return _with_problem(settings, f"{path}: cannot read ({error}); ignored")
     try:

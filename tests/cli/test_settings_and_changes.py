@@ -69,6 +69,13 @@ def test_a_bad_value_is_reported_with_its_line_and_only_that_key_ignored(shop: P
     assert "unknown setting 'budgte'" in settings.problems[1]
 
 
+def test_a_settings_file_saved_with_a_byte_order_mark_is_read(shop: Path) -> None:
+    # review: Notepad's BOM made the whole file 'not valid TOML (Invalid statement)'
+    (shop / ".ctxtui.toml").write_bytes(b'\xef\xbb\xbfbudget = 3000\r\nformat = "xml"\r\n')
+    settings = load_settings(shop)
+    assert (settings.budget, settings.fmt.value, settings.problems) == (3000, "xml", ())
+
+
 def test_a_bad_ranking_value_is_reported_on_its_line_and_only_that_key_ignored(
     shop: Path,
 ) -> None:
