@@ -21,6 +21,7 @@ from ctxtui.state import DEFAULT_BUDGET, ENCODINGS, MAX_BUDGET, MIN_BUDGET
 from ctxtui.workspace.choices import Choices
 from ctxtui.workspace.core import Tuning
 from engine.changes import Changes
+from engine.ignore import BadPattern, compile_rule
 from engine.model import Format, ScanOptions
 from engine.rank import DEFAULT_WEIGHTS, RankWeights
 from engine.roles import Role
@@ -201,6 +202,9 @@ def _apply_table(settings: Settings, data: Mapping[str, Any], path: Path, text: 
         except ValueError as error:
             problems.append(f"{path}:{line}: {error}; ignored")
             continue
+        if key in ("exclude", "include"):
+            parsed, wrong = _good_patterns(parsed)
+            problems.extend(f"{path}:{line}: {key}: {error}; ignored" for error in wrong)
         if key == "exclude":
             parsed = (*settings.exclude, *parsed)
             earlier = settings.sources.get("exclude")
@@ -239,6 +243,20 @@ def _parse(key: str, value: Any) -> Any:
     if not isinstance(value, bool):  # redact, line_numbers
         raise ValueError(f"{key} must be true or false")
     return value
+
+
+def _good_patterns(patterns: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+    """The patterns that mean something, and what is wrong with each other one (said here,
+    at its line: the index would name it as if it had come from --exclude)."""
+    good, bad = [], []
+    for pattern in patterns:
+        try:
+            compile_rule(pattern)
+        except BadPattern as error:
+            bad.append(f"bad pattern {pattern!r} ({error})")
+        else:
+            good.append(pattern)
+    return tuple(good), bad
 
 
 def _ranking(table: Any) -> tuple[dict[str, float], list[tuple[str, str]]]:

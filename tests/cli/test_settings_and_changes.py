@@ -76,6 +76,20 @@ def test_a_settings_file_saved_with_a_byte_order_mark_is_read(shop: Path) -> Non
     assert (settings.budget, settings.fmt.value, settings.problems) == (3000, "xml", ())
 
 
+def test_a_bad_pattern_in_the_settings_is_reported_at_its_line_not_as_a_flag(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # review: exclude/include = ["[z-a]"] in .ctxtui.toml was reported as
+    # "--exclude: ignored the bad pattern", a flag nobody gave
+    (shop / ".ctxtui.toml").write_text('budget = 3000\nexclude = ["docs/", "[z-a]"]\n')
+    user_file('include = ["shop/[z-a]"]\n')
+    assert main(["pack", "cart", str(shop)]) == 0
+    err = capsys.readouterr().err
+    assert "--exclude" not in err
+    assert f"{shop / '.ctxtui.toml'}:2: exclude: bad pattern '[z-a]'" in err
+    assert "config.toml:1: include: bad pattern 'shop/[z-a]'" in err
+
+
 def test_a_bad_ranking_value_is_reported_on_its_line_and_only_that_key_ignored(
     shop: Path,
 ) -> None:
