@@ -21,6 +21,7 @@ from ctxtui.workspace.answers import pack_summary, ranked_files
 from ctxtui.workspace.notices import secret_notices
 from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
+from engine.ignore import BadPattern, compile_rule
 from engine.levels import shown_level
 from engine.model import Plan, Rendered, printable
 
@@ -189,6 +190,11 @@ def _patterns(patterns: list[str] | None) -> list[str]:
     cleaned = [p for p in patterns or () if p.strip()]
     if len(cleaned) != len(patterns or ()):
         raise ToolError("exclude patterns must not be empty")
+    for pattern in cleaned:  # the index would leave it out and tell only its own stderr
+        try:
+            compile_rule(pattern)
+        except BadPattern as error:
+            raise ToolError(f"exclude: bad pattern {pattern!r} ({error})") from None
     return cleaned
 
 

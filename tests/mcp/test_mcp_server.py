@@ -283,6 +283,7 @@ def test_current_selection_without_a_saved_selection_says_how_to_make_one(
         ("file_outline", {"path": "app/missing.py"}, "no such file"),
         ("file_focused", {"path": "app/auth.py"}, "question"),
         ("rank_files", {"question": "login", "limit": 0}, "limit must be between 1"),
+        ("build_pack", {"question": "login", "exclude": ["[z-a]"]}, "bad pattern '[z-a]'"),
         ("no_such_tool", {}, "no_such_tool"),
     ],
 )
