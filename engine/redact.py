@@ -178,6 +178,15 @@ CONFIG_NAMES = re.compile(
 )
 """Files whose assignments need no quotes (`PASSWORD=hunter2`): detect-secrets' config rules."""
 
+DOTENV_LINE = re.compile(r"[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=\S?")
+"""A line of a dotenv file: `NAME=value`, no space before the `=` (code puts one there)."""
+DOTENV_SHARE = 0.8
+"""Share of a text's lines (blank and `#` lines aside) that must be `NAME=value` for it to be
+read as a dotenv file whatever its name (a copy saved as `env.backup`, `dotenv`): its values
+need no quotes either. Code and prose stay well below (an assignment among sentences)."""
+DOTENV_HEAD = 4096
+"""Characters of a text read to judge its shape (about a hundred lines of a dotenv file)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -326,8 +335,11 @@ class SecretScanner:
         self._lock = threading.Lock()
         from detect_secrets.filters import heuristic  # deliberate: loaded with the plugins
         from detect_secrets.plugins import keyword
+        from detect_secrets.util.filetype import FileType, determine_file_type
 
         self._keyword = keyword
+        self._file_type = determine_file_type
+        self._other_type = FileType.OTHER
         self._heuristic = heuristic
 
     def forget(self) -> None:
@@ -354,7 +366,7 @@ class SecretScanner:
     ) -> list[tuple[str, tuple[Finding, ...]]]:
         """`redact` for many (text, path) pairs: the texts not seen before are scanned as one
         (joined by a separator no pattern crosses), then their findings are handed back."""
-        keys = [(bool(CONFIG_NAMES.search(path)), text) for text, path in items]
+        keys = [(self._config_like(text, path), text) for text, path in items]
         results: list[tuple[str, tuple[Finding, ...]] | None] = []
         with self._lock:
             for key in keys:
@@ -384,7 +396,7 @@ class SecretScanner:
         found: list[list[Finding]] = [[] for _ in items]
         for finding in self._find_tokens(joined):
             self._hand_back(finding, starts, items, found)
-        rules = [self._keyword_rules(path) for _text, path in items]
+        rules = [self._keyword_rules(text, path) for text, path in items]
         for finding in self._find_keywords(joined, starts, rules):
             self._hand_back(finding, starts, items, found)
         results = []
@@ -432,10 +444,21 @@ class SecretScanner:
             if detector.keep is None or detector.keep(value):
                 yield Finding(detector.kind, start, end)
 
-    def _keyword_rules(self, path: str) -> Any:
+    def _config_like(self, text: str, path: str) -> bool:
+        """A config file by its name, or a dotenv file by its lines (no code file is)."""
+        if CONFIG_NAMES.search(path):
+            return True
+        if not path or self._file_type(path) is not self._other_type:  # code: never
+            return False
+        head = text[:DOTENV_HEAD].splitlines()  # its head tells its shape, at a bounded cost
+        lines = [line for line in head if line.strip() and line.lstrip()[:1] != "#"]
+        shaped = sum(1 for line in lines if DOTENV_LINE.match(line))
+        return shaped >= 2 and shaped >= DOTENV_SHARE * len(lines)
+
+    def _keyword_rules(self, text: str, path: str) -> Any:
         """detect-secrets' keyword patterns for a file: unquoted values in config files."""
         keyword = self._keyword
-        if CONFIG_NAMES.search(path):
+        if self._config_like(text, path):
             return keyword.CONFIG_DENYLIST_REGEX_TO_GROUP
         file_type = keyword.determine_file_type(path) if path else None
         return keyword.REGEX_BY_FILETYPE.get(

@@ -198,3 +198,21 @@ def test_a_keyword_value_is_redacted_where_it_stands_not_inside_a_name() -> None
     redacted, findings = scanner.redact(text, "a.ts")
     assert [(f.start, text[f.start : f.end]) for f in findings] == [(23, "Q7wz9Px")]
     assert redacted == "const secretQ7wz9Px = '[redacted: secret]' || apiKeyQ7wz9PxHolder\n"
+
+
+@pytest.mark.parametrize("name", ["env.backup", "dotenv", "deploy/prod.env.txt", "vars_prod"])
+def test_a_dotenv_copy_under_another_name_has_its_bare_password_redacted(name: str) -> None:
+    # review: .env rules (values need no quotes) went by the name only: a copy saved as
+    # env.backup or dotenv kept DB_PASSWORD=hunter2... while its tokens were redacted
+    text = f"# prod\nAWS_ACCESS_KEY_ID={AWS_KEY}\nexport DB_PASSWORD=hunter2hunter2xyz\nDEBUG=0\n"
+    redacted, findings = SecretScanner().redact(text, name)
+    assert "hunter2hunter2xyz" not in redacted
+    assert [f.kind for f in findings] == ["AWS access key", "password"]
+
+
+def test_assignments_in_code_or_prose_do_not_take_the_dotenv_rules() -> None:
+    scanner = SecretScanner()
+    code = "password=get_password()\ntoken=read_token()\n"
+    assert scanner.redact(code, "app/settings.py") == (code, ())
+    prose = "Set the password with:\n\n    password=hunter2hunter2xyz ./run\n\nand then run it.\n"
+    assert scanner.redact(prose, "docs/setup.txt") == (prose, ())
