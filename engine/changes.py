@@ -10,14 +10,15 @@ run programs when all we do is read it. Nothing here prints; outside git the ans
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
 from engine.errors import UsageError
 from engine.gitcmd import DIFF_SAFETY, filter_safety, git_output
 from engine.model import printable
+from engine.skip_rules import is_secret_name
 
 EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The empty tree: the base of a repository with no commit yet (sha1 repositories)."""
@@ -25,6 +26,8 @@ UNTRACKED_MAX_BYTES = 1_000_000
 """An untracked file larger than this is listed, its content left out (as the scan does)."""
 BINARY_SNIFF = 8192
 """Bytes read to decide whether an untracked file is binary (a NUL byte among them)."""
+SECRET_DIFF_NOTE = "… secret file: its diff left out (--include-secret NAME packs it)\n"
+"""Written under the header of a secret file's diff in place of its hunks."""
 
 
 class ChangeStatus(str, Enum):
@@ -114,6 +117,26 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
     files += [_untracked(root, os.fsdecode(raw)) for raw in (untracked or b"").split(b"\0") if raw]
     return Changes(
         base=base or "HEAD", base_commit=base_commit, files=tuple(sorted(files, key=_by_path))
+    )
+
+
+def without_secret_diffs(changes: Changes, indexed: Callable[[str], bool]) -> Changes:
+    """The changes with the hunks of each secret file (`.env`, `*.pem`... by name, old or new)
+    that is not `indexed` (the index leaves secret files out unless the user asked for them)
+    replaced by a note: the secrets it keeps out of the pack must not come back in the diff,
+    where a changed key's lines stand without the BEGIN line the redaction looks for."""
+    files = tuple(
+        replace(f, hunks=(), header=f.header + SECRET_DIFF_NOTE, binary=False)
+        if _secret_name(f) and not indexed(f.path)
+        else f
+        for f in changes.files
+    )
+    return replace(changes, files=files) if files != changes.files else changes
+
+
+def _secret_name(changed: ChangedFile) -> bool:
+    return any(
+        is_secret_name(path.rpartition("/")[2]) for path in (changed.path, changed.old_path) if path
     )
 
 

@@ -36,7 +36,7 @@ from engine import (
     ScanOptions,
     Session,
 )
-from engine.changes import Changes
+from engine.changes import Changes, without_secret_diffs
 from engine.diff_section import CHANGES_SHARE, ChangesSection, fit_changes
 from engine.model import SecretFound
 from engine.pack import section_tokens
@@ -436,7 +436,8 @@ class Workspace:
         with self._lock:
             section = self._sections.get(key)
         if section is None:
-            section = fit_changes(changes, int(CHANGES_SHARE * budget), self.tokenizer)
+            shown = without_secret_diffs(changes, self.index.path_ids.__contains__)
+            section = fit_changes(shown, int(CHANGES_SHARE * budget), self.tokenizer)
             with self._lock:
                 self._sections[key] = section
                 while len(self._sections) > 8:

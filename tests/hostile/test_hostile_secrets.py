@@ -216,3 +216,32 @@ def test_assignments_in_code_or_prose_do_not_take_the_dotenv_rules() -> None:
     assert scanner.redact(code, "app/settings.py") == (code, ())
     prose = "Set the password with:\n\n    password=hunter2hunter2xyz ./run\n\nand then run it.\n"
     assert scanner.redact(prose, "docs/setup.txt") == (prose, ())
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+def test_the_diff_of_a_secret_file_is_left_out_of_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    # review: `pack --changed` left .env and deploy_key.pem out of the index, yet their diff
+    # went into the Changes section: both passwords in clear, 7 lines of the private key
+    rng = random.Random(5)
+    key_lines = [
+        "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh0123+/") for _ in range(64))
+        for _ in range(20)
+    ]
+    pem = "-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n"
+    files = {
+        ".env": "DEBUG=1\nDB_PASSWORD=hunter2hunter2xyz\n",
+        "deploy_key.pem": pem.format("\n".join(key_lines)),
+        "app.py": "def alpha():\n    return 1\n",
+    }
+    repo = make_repo(tmp_path / "repo", files, git=True)
+    (repo / ".env").write_text("DEBUG=1\nDB_PASSWORD=newpassword2newpassword\n")
+    key_lines[10] = "Z" * 64
+    (repo / "deploy_key.pem").write_text(pem.format("\n".join(key_lines)))
+    (repo / "app.py").write_text("def alpha():\n    return 2\n")
+    out, _err = run(capsys, "pack", "alpha", str(repo), "--changed", "--format", fmt)
+    for value in ("hunter2hunter2xyz", "newpassword2newpassword", *key_lines):
+        assert value not in out
+    assert "return 2" in out  # the other files' diff is there
+    assert out.count("secret file: its diff left out") == 2
