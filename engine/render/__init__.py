@@ -91,20 +91,23 @@ def render(
     query = plan.query
     diff = changes.diff if changes is not None else ""
     if secrets is not None:
+        pieces = _diff_pieces(changes) if changes is not None else []
         parts = [
             (query, "<question>", "", ""),
             (instructions, "<instructions>", "", ""),
-            (diff, "<changes>", "changes.diff", ""),
+            *((piece, "<changes>", path, "") for piece, path in pieces),
             *(
                 (content, entry.path, entry.path, text)  # signatures come from the index
                 for entry, (content, text) in zip(plan.entries, read, strict=True)
             ),
         ]
         carried = secrets.apply_many(parts)
+        carried[2 : 2 + len(pieces)] = _as_one_diff(carried[2 : 2 + len(pieces)], pieces)
         for _text, finds in carried:
             found.extend(finds)
-        query, instructions, diff = (text for text, _ in carried[:3])
-        contents = [text for text, _ in carried[3:]]
+        query, instructions = (text for text, _ in carried[:2])
+        diff = "".join(text for text, _ in carried[2 : 2 + len(pieces)])
+        contents = [text for text, _ in carried[2 + len(pieces) :]]
         if changes is not None and diff != changes.diff:  # its count is of the diff that leaves
             changes = replace(changes, diff=diff, tokens=counter.count(diff))
     files = tuple(
@@ -127,6 +130,38 @@ def render(
         file_tokens=tuple(file.tokens for file in files),
         secrets=tuple(found), redacted=secrets is None or secrets.redact,
     )  # fmt: skip
+
+
+def _diff_pieces(changes: ChangesSection) -> list[tuple[str, str]]:
+    """The diff cut before each file's `diff --git` line, each piece with the path whose
+    keyword rules apply to it (a `.env` or YAML value needs no quotes: the file's section is
+    scanned so, and its diff must be too); one piece named changes.diff when the pieces do
+    not pair with the files (the list of files alone, when even the headers did not fit)."""
+    diff = changes.diff
+    starts = [0] if diff.startswith("diff --git ") else []
+    at = diff.find("\ndiff --git ")
+    while at >= 0:
+        starts.append(at + 1)
+        at = diff.find("\ndiff --git ", at + 1)
+    if not diff or starts[:1] != [0] or len(starts) != len(changes.files):
+        return [(diff, "changes.diff")] if diff else []
+    ends = [*starts[1:], len(diff)]
+    return [
+        (diff[start:end], changed.path)
+        for start, end, changed in zip(starts, ends, changes.files, strict=True)
+    ]
+
+
+def _as_one_diff(
+    carried: list[tuple[str, list[SecretFound]]], pieces: list[tuple[str, str]]
+) -> list[tuple[str, list[SecretFound]]]:
+    """The pieces' findings with their lines counted in the whole diff, as it is shown."""
+    shifted = []
+    offset = 0
+    for (text, finds), (piece, _path) in zip(carried, pieces, strict=True):
+        shifted.append((text, [replace(f, line=f.line + offset) for f in finds]))
+        offset += piece.count("\n")
+    return shifted
 
 
 def _file_content(

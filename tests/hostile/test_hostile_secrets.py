@@ -245,3 +245,21 @@ def test_the_diff_of_a_secret_file_is_left_out_of_changes(
         assert value not in out
     assert "return 2" in out  # the other files' diff is there
     assert out.count("secret file: its diff left out") == 2
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+def test_a_bare_password_in_the_diff_of_a_config_file_is_redacted_as_in_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    # review: the diff was scanned as one text named changes.diff, where a value needs
+    # quotes: docker-compose.yml's section said [redacted: password], its diff above it
+    # showed the old and the new password
+    compose = "services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD={}\n"
+    files = {"docker-compose.yml": compose.format("firstpass1firstpass"), "app.py": "x = 1\n"}
+    repo = make_repo(tmp_path / "repo", files, git=True)
+    (repo / "docker-compose.yml").write_text(compose.format("secondpass2secondpass"))
+    (repo / "app.py").write_text(f'TOKEN = "{GH_TOKEN}"\n')
+    out, err = run(capsys, "pack", "postgres db", str(repo), "--changed", "--format", fmt)
+    assert "firstpass1firstpass" not in out and "secondpass2secondpass" not in out
+    assert GH_TOKEN not in out
+    assert "in <changes>: GitHub token (line 7), password (line 16), password (line 17)\n" in err
