@@ -286,17 +286,22 @@ class IgnoreMatcher:
 
     @classmethod
     def from_patterns(
-        cls, patterns: Sequence[str], base: str = "", *, problems: list[str] | None = None
+        cls,
+        patterns: Sequence[str],
+        base: str = "",
+        *,
+        problems: list[str] | None = None,
+        source: str = "--exclude",
     ) -> IgnoreMatcher:
         """Build a matcher from pattern lines (e.g. the CLI's --exclude globs); bad patterns
-        are left out and, when `problems` is given, named in it."""
+        are left out and, when `problems` is given, named in it as coming from `source`."""
         rules: list[IgnoreRule] = []
         for pattern in patterns:
             try:
                 rule = compile_rule(pattern, base)
             except BadPattern as error:
                 if problems is not None:
-                    problems.append(f"--exclude: ignored the bad pattern {pattern!r} ({error})")
+                    problems.append(f"{source}: ignored the bad pattern {pattern!r} ({error})")
                 continue
             if rule is not None:
                 rules.append(rule)

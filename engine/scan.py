@@ -276,8 +276,12 @@ class _Collector:
         self.problems: list[str] = []
         """Bad ignore patterns met, one line each (the patterns themselves are left out)."""
         self.excludes = IgnoreMatcher.from_patterns(options.exclude, problems=self.problems)
-        self.includes = IgnoreMatcher.from_patterns(options.include, problems=self.problems)
-        self.admitted = IgnoreMatcher.from_patterns(options.secret_files, problems=self.problems)
+        self.includes = IgnoreMatcher.from_patterns(
+            options.include, problems=self.problems, source="include"
+        )
+        self.admitted = IgnoreMatcher.from_patterns(
+            options.secret_files, problems=self.problems, source="--include-secret"
+        )
         """Secret files the user asked for (--include-secret)."""
         self.seen = 0
         self.ctxtui = IgnoreMatcher()

@@ -77,3 +77,14 @@ def test_a_pattern_of_many_stars_is_matched_without_backtracking(tmp_path: Path)
     repo = make_repo(tmp_path / "repo", files)
     listed = {f.path for f in scan(repo).files}
     assert long_name in listed and "a" * 40 + "b" not in listed
+
+
+def test_a_bad_include_secret_pattern_is_named_as_that_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # review: `--include-secret '[z-a]'` was reported as "--exclude: ignored the bad pattern"
+    repo = make_repo(tmp_path / "repo", {"app.py": "def alpha():\n    pass\n"})
+    assert main(["pack", "alpha", str(repo), "--include-secret", "[z-a]"]) == 0
+    err = capsys.readouterr().err
+    assert "--include-secret: ignored the bad pattern '[z-a]'" in err
+    assert "--exclude" not in err
