@@ -52,13 +52,17 @@ RETRY_SLACK = 0.06
 """Re-plan when the measured pack uses less than (1 - this) of the budget."""
 FORMAT_COST: dict[Format, float] = {Format.MARKDOWN: 1.0, Format.XML: 1.03, Format.JSON: 1.2}
 """First guess of each format's cost per content token; corrected by measurement."""
-FORMAT_FILE_OVERHEAD: dict[Format, int] = {Format.MARKDOWN: 24, Format.XML: 28, Format.JSON: 150}
-"""Tokens of each file's wrapping apart from its content: heading and fence (Markdown), the
-<file> element (XML), the object with its keys and up to three reasons at ~30 tokens each
-(JSON, indented; measured 150-180 on flask)."""
-FORMAT_REASON_TOKENS: dict[Format, int] = {Format.JSON: 27}
-"""Tokens of each reason in a format's file wrapping (JSON: measured 26-28 with o200k);
-the others show no reasons."""
+FORMAT_FILE_OVERHEAD: dict[Format, int] = {Format.MARKDOWN: 19, Format.XML: 21, Format.JSON: 62}
+"""Tokens of each file's wrapping apart from its content: heading, level line and fence
+(Markdown), the <file> element (XML), the one-line object with its keys and
+engine.plan.PACK_REASONS reasons (JSON). Measured in session 27 (/tmp/pack/measure3.py: 57
+DEV questions, every 4th, 8,000-token packs, o200k; a pack's tokens less its header's and its
+contents' as the format escapes them, per file): median 18.5 / 21.1 / 62.0, p10-p90 16-20 /
+18-23 / 55-66. The JSON object cost 142 (131-148) before its reasons became strings and it
+went on one line (engine.render.to_json); the planner then counted 150."""
+FORMAT_REASON_TOKENS: dict[Format, int] = {Format.JSON: 7}
+"""Tokens of each reason in a format's file wrapping (JSON: a short string, median 7.3 in the
+same run; 28.9 as an object before session 27); the others show no reasons."""
 MAX_REPLANS = 4
 """Plan-render-measure rounds when rescaling the planning target."""
 MAX_ROUNDS = 24

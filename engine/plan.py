@@ -35,13 +35,15 @@ from engine.memo import ArrayMemo
 from engine.model import Index, Level, Plan, PlanEntry, PlanLimits, RankedFile, Ranking, Session
 from engine.tables import declaration_spans
 
-FILE_OVERHEAD = 24
-"""Tokens of a file's heading, level line and fences in a Markdown pack (measured: 14-22);
-engine.pack passes each format's own."""
+FILE_OVERHEAD = 19
+"""Tokens of a file's heading, level line and fences in a Markdown pack (session 27: median
+18.5, p10-p90 16-20; see engine.pack.FORMAT_FILE_OVERHEAD); engine.pack passes each format's
+own."""
 PACK_REASONS = 3
 """Reasons each pack entry carries (the strongest: the user's choices, then the matching
-declarations, then words): in a JSON pack every reason costs ~30 tokens, and 20 of them per
-file spent a quarter of an 8,000-token pack on evidence rather than code (DEV, issue 11)."""
+declarations, then words): 20 of them per file, as JSON objects of ~30 tokens, spent a quarter
+of an 8,000-token pack on evidence rather than code (DEV, issue 11); as short strings
+(session 27) three cost ~22 tokens a file."""
 PACK_OVERHEAD = 60
 """Tokens of the pack's own header."""
 RICHER: dict[Level, tuple[Level, ...]] = {

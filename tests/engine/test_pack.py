@@ -17,8 +17,12 @@ from index_support import index_repo, shared_tokenizer
 from engine.analyse import read_text
 from engine.levels import render_level
 from engine.model import Format, Index, Level, Plan, Rendered, Session
-from engine.pack import pack
+from engine.pack import FORMAT_FILE_OVERHEAD, FORMAT_REASON_TOKENS, pack
+from engine.plan import PACK_REASONS
 from engine.rank import rank
+from engine.render import FILE_FORMATTERS
+from engine.render.to_xml import escape_text
+from engine.render.view import FileView
 
 
 def _module(name: str, functions: int) -> str:
@@ -187,3 +191,53 @@ def test_pack_of_an_empty_ranking_is_a_header_only(tmp_path: Path) -> None:
     assert plan.entries == ()
     assert json.loads(rendered.text)["files"] == []
     assert rendered.tokens == shared_tokenizer().count(rendered.text) <= 8000
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_the_planners_wrapping_cost_is_what_a_file_costs_in_its_format(
+    scheduler: Index, fmt: Format
+) -> None:
+    """engine.pack's FORMAT_FILE_OVERHEAD (with FORMAT_REASON_TOKENS a reason) is what a file
+    of a real pack costs apart from its content, as the format escapes that content: the
+    planner spends the budget by these numbers (session 27: JSON 150 and 27 a reason were
+    counted where a file cost ~62 and a reason ~7)."""
+    plan, _ = packed(scheduler, 3000, fmt)
+    counter = shared_tokenizer()
+    reason_tokens = FORMAT_REASON_TOKENS.get(fmt, 0)
+    measured, expected = [], []
+    for entry in plan.entries:
+        parsed = scheduler.files[entry.file_id]
+        content = render_level(
+            parsed, read_text(scheduler.root, parsed.path), entry.level,
+            entry.matched_declarations, best_lines=entry.best_lines,
+        )  # fmt: skip
+        view = FileView(
+            path=entry.path, language=parsed.language, level=entry.level, pinned=entry.pinned,
+            score=entry.score, reasons=entry.reasons, content=content,
+            tokens=counter.count(content),
+        )  # fmt: skip
+        escaped = {
+            Format.JSON: json.dumps(content, ensure_ascii=False)[1:-1],
+            Format.XML: escape_text(content),
+        }.get(fmt, content)
+        measured.append(counter.count(FILE_FORMATTERS[fmt](view)) - counter.count(escaped))
+        expected.append(
+            FORMAT_FILE_OVERHEAD[fmt] - reason_tokens * (PACK_REASONS - len(entry.reasons))
+        )
+    assert len(measured) >= 4
+    assert sum(expected) * 0.8 <= sum(measured) <= sum(expected) * 1.2, (measured, expected)
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_a_json_packs_total_tokens_is_the_tokenizers_count_of_the_printed_json(
+    scheduler: Index, budget: int
+) -> None:
+    """The total printed inside the pack is the count of the whole printed text, reasons and
+    one-line file objects included, and every file carries the keys of DESIGN §8."""
+    _, rendered = packed(scheduler, budget, Format.JSON)
+    document = json.loads(rendered.text)
+    assert document["total_tokens"] == shared_tokenizer().count(rendered.text) <= budget
+    assert any(f["reasons"] for f in document["files"])
+    for file in document["files"]:
+        assert {"path", "level", "tokens", "score", "reasons", "content"} <= set(file)
+        assert all(isinstance(reason, str) for reason in file["reasons"])

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -129,13 +130,54 @@ def test_json_pack_has_the_documented_schema() -> None:
     data = json.loads(text)
     assert list(data) == ["query", "root", "budget", "encoding", "total_tokens", "files"]
     assert data["root"] == "shop" and data["encoding"] == "words" and data["budget"] == 8000
-    first = data["files"][0]
+    first, second = data["files"][:2]
     assert list(first) == ["path", "level", "tokens", "score", "pinned", "reasons", "content"]
+    assert list(second) == ["path", "level", "tokens", "score", "reasons", "content"]
     assert (first["path"], first["level"], first["pinned"]) == ("store.py", "focused", True)
     assert isinstance(first["tokens"], int) and isinstance(first["score"], float)
-    assert first["reasons"][1] == {"kind": "word", "detail": "session", "fields": ["name", "body"]}
+    assert first["reasons"] == [
+        "declaration SessionStore.get_session",
+        "word session in name, body",
+    ]
+    assert second["reasons"] == ["imported_by store.py"]
+    assert data["files"][2]["score"] == 0.333  # three significant digits
     assert first["tokens"] == WordCounter().count(first["content"])
     assert "# … lines 13–17 omitted" in first["content"]
+
+
+def test_json_pack_puts_each_file_on_one_line() -> None:
+    """A file object's wrapping is the pack's overhead: one line, no indents inside it."""
+    text, _ = render_sample(Format.JSON)
+    lines = text.split("\n")
+    files = [line for line in lines if line.startswith('    {"path": ')]
+    assert len(files) == 3
+    assert [json.loads(line.rstrip(","))["path"] for line in files] == [
+        "store.py", "loader.js", "GUIDE.md",
+    ]  # fmt: skip
+
+
+def test_json_pack_with_any_reason_stays_valid_json_with_every_documented_key() -> None:
+    """Reasons carry repository text (paths, names); as strings they stay escaped JSON."""
+    index, texts = build_fixture()
+    hostile = (
+        Reason(ReasonKind.IMPORTED_BY, 'we"ird\\path\n{"x": 1}.py'),
+        Reason(ReasonKind.WORD, "sess\u2028ion", ("name", "docs")),
+        Reason(ReasonKind.GIT, "changed today, 3 commits"),
+        Reason(ReasonKind.PIN, "pinned"),
+    )
+    plan = sample_plan(index)
+    plan = replace(plan, entries=tuple(replace(e, reasons=hostile) for e in plan.entries))
+    done = render(plan, index, Format.JSON, counter=WordCounter(), read_text=texts.__getitem__)
+    data = json.loads(done.text)
+    for file in data["files"]:
+        assert {"path", "level", "tokens", "score", "reasons", "content"} <= set(file)
+        assert file["reasons"] == [
+            'imported_by we"ird\\path\n{"x": 1}.py',
+            "word sess\u2028ion in name, docs",
+            "git changed today, 3 commits",
+            "pin pinned",
+        ]
+    assert data["total_tokens"] == done.tokens == WordCounter().count(done.text)
 
 
 def file_view(content: str) -> FileView:

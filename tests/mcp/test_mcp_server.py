@@ -254,7 +254,7 @@ def test_current_selection_is_the_pack_the_person_built_in_the_app(
     assert not result.is_error
     document = json.loads(text_of(result))
     assert document["query"] == "login password" and document["budget"] == 1500
-    levels = {f["path"]: (f["level"], f["pinned"]) for f in document["files"]}
+    levels = {f["path"]: (f["level"], f.get("pinned", False)) for f in document["files"]}
     assert levels["app/models.py"][1] is True
     assert levels["app/views.py"][0] == "outline"
     summary = result.structured_content
