@@ -45,7 +45,7 @@ from dev_eval import BENCH, HELD, TUNED, Case, load, load_cases
 import engine.explain
 import engine.levels
 from ctxtui.workspace import Workspace
-from engine import Format, Level, Session
+from engine import Format, Level, Ranking, Session
 from engine.analyse import read_text
 from engine.model import PlanLimits
 from engine.pack import pack
@@ -180,9 +180,17 @@ def evaluate_case(
     planner: str,
     gold: dict[str, list[int]],
     limits: PlanLimits,
+    rankings: dict[str, Ranking] | None = None,
 ) -> tuple[dict[str, float], dict[str, str]]:
-    """One case's figures, and the level of each gold file of the top 10 held without code."""
-    ranking = workspace.rank(case.query, Session())
+    """One case's figures, and the level of each gold file of the top 10 held without code.
+
+    `rankings` keeps each case's ranking for the next variant and budget (only the plan
+    differs between them)."""
+    ranking = rankings.get(case.case_id) if rankings is not None else None
+    if ranking is None:
+        ranking = workspace.rank(case.query, Session())
+        if rankings is not None:
+            rankings[case.case_id] = ranking
     index = workspace.index
     if planner == "greedy":
         plan = greedy_plan(ranking, index, budget)
@@ -269,6 +277,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--planner", choices=("ctxtui", "greedy"), default="ctxtui")
     parser.add_argument("--out", type=Path, help="write per-case figures (JSON lines) here")
     parser.add_argument("--try", dest="tries", action="append", default=[], help="a variant")
+    parser.add_argument(
+        "--rows", type=Path,
+        help="write every variant's per-case figures here (JSON lines with variant, budget)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     files = tuple(args.repos.split(",")) if args.repos else ()
     cases = load_cases(args.cases, files=files)
@@ -278,6 +290,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     workspaces = load(cases)
     default_matching = engine.explain.matching_declarations
     budgets = [int(b) for b in args.budget.split(",")]
+    rankings: dict[str, Ranking] = {}
+    every = args.rows.open("w", encoding="utf-8") if args.rows else None
     for number, (spec, budget) in enumerate(
         (spec, budget) for spec in ["", *args.tries] for budget in budgets
     ):
@@ -291,10 +305,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for case in cases:
             figures, lost = evaluate_case(
                 case, workspaces[case.root], budget, args.planner,
-                lines.get(case.case_id, {}), limits,
+                lines.get(case.case_id, {}), limits, rankings,
             )  # fmt: skip
             rows.append((case, figures))
             details[case.case_id] = lost
+            if every is not None:
+                record = {"variant": spec or "defaults", "budget": budget, "id": case.case_id}
+                every.write(json.dumps({**record, "file": case.file, **figures}) + "\n")
         title = f"{spec or 'defaults'}" + (f" at {budget:,}" if len(budgets) > 1 else "")
         sys.stdout.write(f"\n== {title}\n" + table(rows, langs))
         sys.stdout.flush()
@@ -307,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     record = {"id": case.case_id, "file": case.file, **figures}
                     record["lost"] = details[case.case_id]
                     out.write(json.dumps(record) + "\n")
+    if every is not None:
+        every.close()
     return 0
 
 
