@@ -38,8 +38,8 @@ Row = dict[str, object]
 
 
 def load_rows(spec: str) -> tuple[str, list[Row]]:
-    """`NAME=rows.jsonl:case_dir` -> the set's name and its rows, each with its `repo` and
-    `set`."""
+    """`NAME=rows.jsonl[,more.jsonl]:case_dir` -> the set's name and its rows, each with its
+    `repo` and `set`."""
     name, _, rest = spec.partition("=")
     rows_path, _, case_dir = rest.partition(":")
     repos = {}
@@ -48,13 +48,17 @@ def load_rows(spec: str) -> tuple[str, list[Row]]:
             if line.strip():
                 raw = json.loads(line)
                 repos[raw["id"]] = raw["repo"]
-    rows = []
-    for line in Path(rows_path).read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        row["repo"] = repos[row["id"]]
-        row["set"] = name
-        rows.append(row)
-    return name, rows
+    rows: dict[tuple[str, int, str], Row] = {}
+    for part in rows_path.split(","):  # several runs: a variant in two must agree
+        for line in Path(part).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            key = (str(row["variant"]), int(row["budget"]), str(row["id"]))
+            if key in rows and rows[key] != {**row, "repo": repos[row["id"]], "set": name}:
+                raise SystemExit(f"{key} differs between the runs")
+            row["repo"] = repos[row["id"]]
+            row["set"] = name
+            rows[key] = row
+    return name, list(rows.values())
 
 
 def in_set(row: Row, name: str) -> bool:
@@ -81,10 +85,13 @@ def objective(figs: dict[int, dict[str, float]]) -> float:
     return statistics.mean(f["Pack"] + f.get("Lines", 0.0) + f["Top10"] / 10 for f in figs.values())
 
 
-def choose(by_variant: dict[str, list[Row]], variants: Sequence[str]) -> str:
-    """The variant with the best objective whose Lines stay within GUARD of the defaults'."""
-    base = figures(by_variant[DEFAULTS])
-    best, best_score = DEFAULTS, objective(base)
+def choose(
+    by_variant: dict[str, list[Row]], variants: Sequence[str], guard_rows: list[Row] | None = None
+) -> str:
+    """The variant with the best objective whose Lines stay within GUARD of the defaults'
+    (of `guard_rows`' when given: main's, the depth the shipped pack gave)."""
+    best, best_score = DEFAULTS, objective(figures(by_variant[DEFAULTS]))
+    base = figures(guard_rows if guard_rows is not None else by_variant[DEFAULTS])
     for name in variants:
         if name == DEFAULTS:
             continue
@@ -110,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sets", nargs="+", help="NAME=rows.jsonl:case_dir")
     parser.add_argument("--base", action="append", default=[], help="NAME=rows.jsonl: main's")
+    parser.add_argument(
+        "--guard-main", action="store_true",
+        help="guard against main's Lines (the --base rows of every set), not the defaults'",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     rows: list[Row] = []
     names = []
@@ -128,18 +139,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_repo_variant: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for row in rows:
         by_repo_variant[(str(row["repo"]), str(row["variant"]))].append(row)
+    base_rows: dict[str, list[Row]] = {}
+    repo_of = {str(r["id"]): str(r["repo"]) for r in rows}
+    for spec in args.base:
+        name, _, rest = spec.partition("=")
+        base_rows[name] = [json.loads(x) for x in Path(rest).read_text().splitlines()]
+    every_base = [r for found in base_rows.values() for r in found]
+    if args.guard_main and {str(r["id"]) for r in every_base} != cases_of:
+        raise SystemExit("--guard-main needs main's rows (--base) of every set")
     chosen: dict[str, str] = {}
     for held in repos:
         others = {
             name: [r for repo in repos if repo != held for r in by_repo_variant[(repo, name)]]
             for name in variants
         }
-        chosen[held] = choose(others, variants)
+        guard = [r for r in every_base if repo_of[str(r["id"])] != held]
+        chosen[held] = choose(others, variants, guard if args.guard_main else None)
     out_of_fold = [r for repo in repos for r in by_repo_variant[(repo, chosen[repo])]]
-    base_rows: dict[str, list[Row]] = {}
-    for spec in args.base:
-        name, _, rest = spec.partition("=")
-        base_rows[name] = [json.loads(x) for x in Path(rest).read_text().splitlines()]
+    print("guard: Lines of " + ("main (--base)" if args.guard_main else "the defaults"))
     print(f"{len(repos)} repositories, {len(cases_of)} cases, {len(variants)} variants")
     print("chosen:", dict(Counter(chosen.values()).most_common()))
     print("\nfigures per budget: Pack/Lines/Top10")
