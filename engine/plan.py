@@ -17,7 +17,8 @@ reads), so it follows every keystroke:
 5. (PlanLimits.weak_first off) what is left gives the weak files among the best their
    smallest code view;
 6. what is still left gives the next files (PlanLimits.tail_files) the first lines of their
-   best declaration (PlanLimits.tail_lines);
+   best declaration (PlanLimits.tail_lines); PlanLimits.tail_after moves this step in
+   between the depth steps of 3;
 7. what is still left adds outlines of further files, for orientation.
 A less detailed level is never used where it would cost more than a richer one (an outline of
 a hundred signatures can cost more than a focused view): the richer, cheaper one is used.
@@ -122,6 +123,8 @@ def plan(
         breadth = min(breadth, max(1, budget // limits.breadth_tokens))
     weak = [c for c in auto[:breadth] if c.ranked.score > 0]
     tail = [c for c in auto[breadth : breadth + limits.tail_files] if c.ranked.score > 0]
+    depth = (fill.keep_best_longer, fill.keep_best_whole, fill.keep_every_match,
+             fill.keep_whole_file)  # fmt: skip
     for number, group in enumerate((strong[:breadth], strong[breadth:])):
         for c in group:  # 2 and 4: the smallest code view of each
             fill.smallest_code(c)
@@ -130,24 +133,16 @@ def plan(
                 if c.level is Level.OFF:
                     fill.smallest_code(c)
         # 3: the best declaration to MATCH_LINES, whole, then every matching one, the file
-        for deepen in (
-            fill.keep_best_longer,
-            fill.keep_best_whole,
-            fill.keep_every_match,
-            fill.keep_whole_file,
-        ):
+        for step, deepen in enumerate(depth):
+            if number == 0 and step == limits.tail_after:
+                fill.tail(tail)  # 6, earlier: between the best files' depth steps
             for c in group:
                 if c.level is Level.FOCUSED:
                     deepen(c)
     for c in weak:  # 5: the weak among the best files, their code (if not given in 2)
         if c.level is Level.OFF:
             fill.smallest_code(c)
-    for c in tail:  # 6: the next files, the first lines of their code
-        if c.level is Level.OFF:
-            c.reasons = limits.tail_reasons
-            fill.smallest_code(c, limits.tail_lines)
-            if c.level is Level.OFF:
-                c.reasons = PACK_REASONS
+    fill.tail(tail)  # 6: the next files, the first lines of their code
     for c in auto:  # 7: outlines of the rest, for orientation
         if c.level is Level.OFF and c.ranked.score > 0:
             fill.outline(c)
@@ -251,6 +246,16 @@ class _Filler:
             return
         if focused < full:
             self._take(c, Level.FOCUSED, c.kept, c.best_lines)
+
+    def tail(self, tail: list[_Candidate]) -> None:
+        """The first PlanLimits.tail_lines lines of each tail file's best declaration, with
+        PlanLimits.tail_reasons reasons (files given a view already are passed over)."""
+        for c in tail:
+            if c.level is Level.OFF:
+                c.reasons = self.limits.tail_reasons
+                self.smallest_code(c, self.limits.tail_lines)
+                if c.level is Level.OFF:
+                    c.reasons = PACK_REASONS
 
     def keep_best_longer(self, c: _Candidate) -> None:
         """Deepen a focused file: its best declaration up to MATCH_LINES (a no-op unless

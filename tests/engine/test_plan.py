@@ -476,3 +476,24 @@ def test_the_next_files_carry_fewer_reasons_so_that_more_of_them_fit(ledgers: In
     assert len(tail_one) > len(tail_all) > 0
     assert all(len(e.reasons) == 1 for e in tail_one)
     assert all(len(e.reasons) == PACK_REASONS for e in with_one if e.rank <= 4)
+
+
+def test_tail_after_gives_the_next_files_their_first_lines_before_the_last_depth_steps(
+    ledgers: Index,
+) -> None:
+    """PlanLimits.tail_after 3: the tail files get their first lines after the best files'
+    first three depth steps, before the whole-file step (4, the default: after all of them)."""
+    skewed, _ = _weak_from(ledgers, 4)
+    last = PlanLimits(breadth_files=4, tail_files=3)
+    earlier = replace(last, tail_after=3)
+    code = (Level.FOCUSED, Level.FULL)
+    for budget in (1000, 1200):
+        after_depth = {e.rank: e for e in plan(skewed, ledgers, budget, limits=last).entries}
+        before_whole = {e.rank: e for e in plan(skewed, ledgers, budget, limits=earlier).entries}
+        tail_last = [r for r in (5, 6, 7) if r in after_depth and after_depth[r].level in code]
+        tail_earlier = [
+            r for r in (5, 6, 7) if before_whole.get(r) and before_whole[r].level in code
+        ]
+        assert len(tail_earlier) > len(tail_last)
+        assert all(before_whole[r].best_lines == last.tail_lines for r in tail_earlier)
+        assert all(before_whole[r].tokens <= after_depth[r].tokens for r in range(1, 5))
