@@ -218,6 +218,7 @@ def test_without_toktok_workers_fall_back_to_tiktoken(monkeypatch: pytest.Monkey
     assert fast_tokenizer("o200k_base") is None
     monkeypatch.setattr(engine.pool, "exit_with_parent", lambda parent: None)
     monkeypatch.setattr(engine.pool.WorkerState, "analyser", None)
+    monkeypatch.setattr(engine.pool, "settle_collector", lambda: None)  # not this process's
     engine.pool.start_worker("cl100k_base")
     analyser = engine.pool.WorkerState.analyser
     assert analyser is not None and analyser.tokenizer.name == "cl100k_base"

@@ -129,3 +129,35 @@ def test_sigterm_stops_ctxtui_index_and_its_workers(
     assert child.stderr is not None
     assert child.stderr.read().decode().strip().splitlines() == ["ctxtui: terminated"]
     assert wait_for(lambda: not any(alive(pid) for pid in workers), 10), "orphaned workers"
+
+
+COLLECTOR = """
+import gc, json, sys
+import engine.pool
+
+def collector_of(root, batch):
+    return gc.get_threshold()[0], gc.get_freeze_count()
+
+engine.pool.analyse_in_worker = collector_of
+young = gc.get_threshold()[0]
+found = list(engine.pool.analyse_batches(sys.argv[1], [[], []], 2, "o200k_base", lambda: None))
+print(json.dumps({"parent": young, "workers": found}))
+"""
+"""Run two batches in two pool workers that report their collector's settings instead."""
+
+
+def test_pool_workers_collect_young_objects_rarely(tmp_path: Path) -> None:
+    import json
+
+    from engine.pool import WORKER_YOUNG_COLLECTION
+
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECTOR, str(tmp_path)], capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    seen = json.loads(done.stdout)
+    assert seen["parent"] < WORKER_YOUNG_COLLECTION  # the indexing process keeps its own
+    assert len(seen["workers"]) == 2
+    for young, frozen in seen["workers"]:
+        assert young == WORKER_YOUNG_COLLECTION
+        assert frozen > 0  # what the worker started with is out of every collection
