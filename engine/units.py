@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from engine.heap import give_back_memory
@@ -120,17 +120,28 @@ def file_identifiers(
     if not decls:
         return FileIdentifiers(identifiers(text), own)
     pattern = IDENTIFIER_ASCII if text.isascii() else IDENTIFIER
-    owner, header = own_lines(decls, len(lines), header_last)
-    # offsets[i]: where line i + 1 starts in text (each line but the last ends with "\n")
-    offsets = [0, *accumulate(len(line) + 1 for line in lines)]
+    line_count = len(lines)
+    owner, header = own_lines(decls, line_count, header_last)
+    # where (owner, header) may change: own_lines writes each value over a run of lines that
+    # starts and ends at one of these, so a run of one owner starts at one of them; the rest
+    # of the lines need no look (a loop over every line was most of this function's time)
+    cuts = {1, line_count + 1}
+    for decl, last_of_header in zip(decls, header_last, strict=True):
+        first, last = max(decl.start_line, 1), min(decl.end_line, line_count)
+        if last >= first:
+            cuts.update((first, last + 1, min(max(last_of_header, first), last) + 1))
+    # lengths[i]: characters of lines 1..i; line i + 1 starts at lengths[i] + i (each line
+    # but the last ends with "\n")
+    lengths = list(accumulate(map(len, lines), initial=0))
     owner.append(-2)  # past the last line: ends the last run
     header.append(False)
     everything: list[str] = []
     start = 1
-    for number in range(2, len(lines) + 2):
-        if (owner[number], header[number]) == (owner[start], header[start]):
+    for number in sorted(cuts)[1:]:
+        if owner[number] == owner[start] and header[number] == header[start]:
             continue
-        found = pattern.findall(text, offsets[start - 1], offsets[number - 1] - 1)
+        end = lengths[number - 1] + number - 2
+        found = pattern.findall(text, lengths[start - 1] + start - 1, end)
         everything.extend(found)
         position = owner[start]
         if position >= 0:
@@ -199,23 +210,22 @@ def import_uses(
                 by_identifier.setdefault(identifier, []).append(number)
     if not numbers:
         return ()
-    idents = [
-        (set(head).union(_attribute_names(decl, lines)), set(body))
-        for decl, (head, body) in zip(file.declarations, found.own, strict=True)
-    ]
     users: dict[int, tuple[set[int], set[int]]] = {n: (set(), set()) for n in numbers}
-    imported = by_identifier.keys()
+    # the imported names each declaration says (a few), not a set of all it says: each of
+    # its identifiers is looked up in the small set of imported names
+    imported = set(by_identifier)
     docstrings = spec is not None and spec.doc_style is DocStyle.DOCSTRING
-    for position, (head, body) in enumerate(idents):
-        for column, said in ((1, head), (0, body)):
-            used = imported & said
-            if used and column == 0 and docstrings:
-                decl, own_body = file.declarations[position], found.own[position][1]
-                used -= _said_in_docstring_only(decl, lines, own_body, used)
+    for position, decl in enumerate(file.declarations):
+        head, body = found.own[position]
+        in_header = imported.intersection(chain(head, _attribute_names(decl, lines)))
+        in_body = imported.intersection(body)
+        if in_body and docstrings:
+            in_body -= _said_in_docstring_only(decl, lines, body, in_body)
+        for column, used in ((1, in_header), (0, in_body)):
             for name in used:
                 for number in by_identifier[name]:
                     users[number][column].add(position)
-    every_position = set(range(len(idents)))
+    every_position = set(range(len(file.declarations)))
     for number in everyone:
         users[number] = (every_position, every_position)
     return tuple(
