@@ -142,9 +142,13 @@ _SUFFIXES_FIRST = ("ies", "ing", "ed", "es", "s")
 _SUFFIXES_SECOND = ("ion", "er", "e", "y")
 
 
+_STEMMED_ENDINGS = frozenset("sgdnrey")
+"""Last letters of every suffix `stem` strips: a word ending otherwise keeps its form."""
+
+
 def stem(word: str) -> str:
     """Strip common English endings so that inflections meet: handled, handler -> handl."""
-    if len(word) <= 3 or word.isdigit():
+    if len(word) <= 3 or word[-1] not in _STEMMED_ENDINGS or word.isdigit():
         return word
     for suffix in _SUFFIXES_FIRST:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -178,7 +182,9 @@ def normalise_part(part: str) -> str | None:
 
 def split_identifier(identifier: str) -> list[str]:
     """Split an identifier into lower-case parts: getHTTPResponse2 -> get, http, response, 2."""
-    if "_" not in identifier and "-" not in identifier and identifier.isascii():
+    if identifier.isascii():
+        # no part holds a separator, nor reaches across one (CAMEL_PARTS's look-ahead wants a
+        # letter): the parts of the whole are those of its segments, one after another
         return [p.lower() for p in CAMEL_PARTS.findall(identifier)]
     parts: list[str] = []
     for segment in SEPARATORS.split(identifier):
