@@ -356,7 +356,7 @@ def test_once_the_budget_is_spent_no_further_file_is_looked_into(ledgers: Index)
             for f in ranking.files
         ),
     )
-    budget = 1005  # seven focused ledgers fill it to within 1 token
+    budget = 1545  # eight focused ledgers fill it to within 2 tokens
     packed = plan(watched, ledgers, budget)
     assert packed == plan(ranking, ledgers, budget)
     assert budget - packed.total_tokens < FILE_OVERHEAD  # spent: no further file can fit
@@ -484,7 +484,7 @@ def test_tail_after_gives_the_next_files_their_first_lines_before_the_last_depth
     """PlanLimits.tail_after 3: the tail files get their first lines after the best files'
     first three depth steps, before the whole-file step (4, the default: after all of them)."""
     skewed, _ = _weak_from(ledgers, 4)
-    last = PlanLimits(breadth_files=4, tail_files=3, tail_after=4)
+    last = PlanLimits(breadth_files=4, tail_files=3, tail_after=4, breadth_tokens=500)
     earlier = replace(last, tail_after=3)
     code = (Level.FOCUSED, Level.FULL)
     for budget in (1000, 1200):
