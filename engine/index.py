@@ -68,7 +68,7 @@ class Vocabulary:
         order they come, with the loops in C."""
         ids = self.ids
         new = list(dict.fromkeys(word for word in words if word not in ids))
-        ids.update(zip(new, range(len(self.words), len(self.words) + len(new))))
+        ids.update(zip(new, range(len(self.words), len(self.words) + len(new)), strict=True))
         self.words += new
         return list(map(ids.__getitem__, words))
 

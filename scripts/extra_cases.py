@@ -1,6 +1,7 @@
 """Build case sets outside DEV by DEV's recipe: EXTRA (held out) and TRAIN (for fitting).
 
-    python3 scripts/extra_cases.py [--set extra|train|train2] [--per-repo N] [--mirrors DIR] [--out DIR]
+    python3 scripts/extra_cases.py [--set extra|train|train2] [--per-repo N] \
+        [--mirrors DIR] [--out DIR]
     CTXBENCH_CACHE=/tmp/ctxextra python3 ../shared/bench/materialise.py scripts/extra_cases/
     CTXBENCH_CACHE=/tmp/ctxextra .venv/bin/python scripts/dev_eval.py --cases scripts/extra_cases
 
