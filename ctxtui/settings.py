@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ctxtui.state import DEFAULT_BUDGET, ENCODINGS, MAX_BUDGET, MIN_BUDGET
+from ctxtui.state import DEFAULT_BUDGET, ENCODINGS, MAX_BUDGET, MIN_BUDGET, read_token_count
 from ctxtui.workspace.choices import Choices
 from ctxtui.workspace.core import Tuning
 from engine.changes import Changes
@@ -218,6 +218,13 @@ def _apply_table(settings: Settings, data: Mapping[str, Any], path: Path, text: 
 def _parse(key: str, value: Any) -> Any:
     """Check one top-level value; raise ValueError with what is wrong."""
     if key == "budget":
+        if isinstance(value, str):  # "12k", "12,000": as `-b` and the app's b key read them
+            try:
+                value = read_token_count(value)
+            except ValueError:
+                raise ValueError(
+                    f"budget must be a number of tokens (12000, 12k), not {value!r}"
+                ) from None
         if not isinstance(value, int) or isinstance(value, bool):
             raise ValueError("budget must be a whole number of tokens")
         if not MIN_BUDGET <= value <= MAX_BUDGET:

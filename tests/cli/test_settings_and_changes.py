@@ -76,6 +76,30 @@ def test_a_settings_file_saved_with_a_byte_order_mark_is_read(shop: Path) -> Non
     assert (settings.budget, settings.fmt.value, settings.problems) == (3000, "xml", ())
 
 
+@pytest.mark.parametrize(
+    ("written", "budget"), [('"12k"', 12_000), ('"12,000"', 12_000), ('"1.5k"', 1_500)]
+)
+def test_a_budget_in_the_settings_is_read_as_the_b_flag_reads_it(
+    shop: Path, written: str, budget: int
+) -> None:
+    # review: `budget = "12k"` was refused ("must be a whole number") though `-b 12k` works
+    (shop / ".ctxtui.toml").write_text(f"budget = {written}\n")
+    settings = load_settings(shop)
+    assert (settings.budget, settings.problems) == (budget, ())
+
+
+def test_a_budget_in_the_settings_that_is_no_token_count_is_named_and_ignored(
+    shop: Path,
+) -> None:
+    (shop / ".ctxtui.toml").write_text('budget = "lots"\nformat = "xml"\n')
+    settings = load_settings(shop)
+    assert (settings.budget, settings.fmt.value) == (8000, "xml")
+    assert settings.problems == (
+        f"{shop / '.ctxtui.toml'}:1: budget must be a number of tokens (12000, 12k), "
+        "not 'lots'; ignored",
+    )
+
+
 def test_a_bad_pattern_in_the_settings_is_reported_at_its_line_not_as_a_flag(
     shop: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
