@@ -376,7 +376,7 @@ class SecretScanner:
                 results.append(known)
         missing = [i for i, known in enumerate(results) if known is None]
         if missing:
-            scanned = self._scan([items[i] for i in missing])
+            scanned = self._scan([items[i] for i in missing], [keys[i][0] for i in missing])
             with self._lock:
                 for i, result in zip(missing, scanned, strict=True):
                     results[i] = result
@@ -385,8 +385,11 @@ class SecretScanner:
                     self._memo.popitem(last=False)
         return [result for result in results if result is not None]
 
-    def _scan(self, items: list[tuple[str, str]]) -> list[tuple[str, tuple[Finding, ...]]]:
-        """Scan texts joined into one; return each one's redaction and findings."""
+    def _scan(
+        self, items: list[tuple[str, str]], config_like: list[bool]
+    ) -> list[tuple[str, tuple[Finding, ...]]]:
+        """Scan texts joined into one (`config_like`: each one's `_config_like`, worked out
+        once for the memo's key); return each one's redaction and findings."""
         starts: list[int] = []
         at = 0
         for text, _path in items:
@@ -396,7 +399,10 @@ class SecretScanner:
         found: list[list[Finding]] = [[] for _ in items]
         for finding in self._find_tokens(joined):
             self._hand_back(finding, starts, items, found)
-        rules = [self._keyword_rules(text, path) for text, path in items]
+        rules = [
+            self._keyword_rules(path, config)
+            for (_text, path), config in zip(items, config_like, strict=True)
+        ]
         for finding in self._find_keywords(joined, starts, rules):
             self._hand_back(finding, starts, items, found)
         results = []
@@ -455,10 +461,10 @@ class SecretScanner:
         shaped = sum(1 for line in lines if DOTENV_LINE.match(line))
         return shaped >= 2 and shaped >= DOTENV_SHARE * len(lines)
 
-    def _keyword_rules(self, text: str, path: str) -> Any:
+    def _keyword_rules(self, path: str, config_like: bool) -> Any:
         """detect-secrets' keyword patterns for a file: unquoted values in config files."""
         keyword = self._keyword
-        if self._config_like(text, path):
+        if config_like:
             return keyword.CONFIG_DENYLIST_REGEX_TO_GROUP
         file_type = keyword.determine_file_type(path) if path else None
         return keyword.REGEX_BY_FILETYPE.get(
