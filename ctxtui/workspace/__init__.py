@@ -14,7 +14,6 @@ from ctxtui.workspace.core import (
     DEFAULT_ENCODING,
     REFRESH_INTERVAL,
     LazyTokenizer,
-    TextCache,
     Tuning,
     Workspace,
     cache_dir_for,
@@ -29,6 +28,7 @@ from ctxtui.workspace.jobs import (
     rank_and_plan,
     refresh_job,
 )
+from ctxtui.workspace.memory import TextCache
 
 __all__ = [
     "DEFAULT_ENCODING",

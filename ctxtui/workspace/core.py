@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import engine
 from ctxtui.workspace.keystrokes import WordsInverter
+from ctxtui.workspace.memory import CountCache, TextCache, view_cache
 from ctxtui.workspace.semantic import SemanticStage, semantic_wanted
 from ctxtui.workspace.stopping import StoppableCounter, stoppable_reader
 from engine import (
@@ -129,44 +130,6 @@ class LazyScanner:
         return SecretPolicy(self.get(), redact=redact)
 
 
-class TextCache:
-    """File texts kept between packs, keyed by path and the mtime the index knows.
-
-    The exact pack re-renders a dozen files after every pause in the typing; reading them
-    again each time costs more than rendering. A changed file has a new mtime in the
-    refreshed index, so a stale text is never served. Bounded by characters kept.
-    """
-
-    LIMIT = 32_000_000
-    """Characters kept at most (about 32 MB of ASCII source)."""
-
-    def __init__(self) -> None:
-        self._texts: OrderedDict[tuple[str, str, int], str] = OrderedDict()
-        self._size = 0
-        self._lock = threading.Lock()
-
-    def read(self, index: Index, path: str) -> str:
-        """The text of a file of `index`, from memory when its mtime is unchanged."""
-        from engine.analyse import read_text  # deliberate: keeps start-up light
-
-        file_id = index.path_ids.get(path)
-        mtime = index.files[file_id].mtime_ns if file_id is not None else -1
-        key = (index.root, path, mtime)
-        with self._lock:
-            text = self._texts.get(key)
-            if text is not None:
-                self._texts.move_to_end(key)
-                return text
-        text = read_text(index.root, path)
-        with self._lock:
-            self._texts[key] = text
-            self._size += len(text)
-            while self._size > self.LIMIT and len(self._texts) > 1:
-                _, dropped = self._texts.popitem(last=False)
-                self._size -= len(dropped)
-        return text
-
-
 @dataclass(frozen=True, slots=True)
 class Tuning:
     """How a repository wants its packs made, from its settings."""
@@ -206,6 +169,8 @@ class Workspace:
         self._last_check = time.monotonic()
         self._lock = threading.Lock()
         self._texts = TextCache()
+        self._counts = CountCache(tokenizer.get)
+        self._views = view_cache()
         self._sections: OrderedDict[tuple[Changes, int], ChangesSection] = OrderedDict()
         self._instructions_tokens: int | None = None
         self._last_plan: tuple[tuple[RankedFile, ...], Index, tuple[object, ...], Plan] | None
@@ -411,7 +376,8 @@ class Workspace:
             PackStopped: `should_stop` said to give up (checked before each count and read).
         """
         index = self.index
-        counter: TokenCounter = self.tokenizer
+        self.tokenizer  # noqa: B018 - loads it, or raises, before any count
+        counter: TokenCounter = self._counts
         read: Callable[[str], str] = partial(self._texts.read, index)
         if should_stop is not None:
             counter = StoppableCounter(counter, should_stop)
@@ -428,6 +394,7 @@ class Workspace:
             instructions=self.tuning.instructions,
             changes=self.changes_section(changes, budget) if changes is not None else None,
             secrets=self.secrets.policy(redact),
+            views=self._views,
         )
 
     def changes_section(self, changes: Changes, budget: int) -> ChangesSection:

@@ -7,7 +7,7 @@ count, re-format with the count, until the number is stable.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -74,6 +74,7 @@ def render(
     instructions: str = "",
     changes: ChangesSection | None = None,
     secrets: SecretPolicy | None = None,
+    views: MutableMapping[tuple[object, ...], str] | None = None,
 ) -> Rendered:
     """Render `plan` in `fmt`; Rendered.tokens is the exact count of Rendered.text.
 
@@ -84,8 +85,10 @@ def render(
         changes: the diff section (`--changed`), already fitted; None for none.
         secrets: what to do with the secrets in every part of the pack (redact them, or
             only report them); None looks for none.
+        views: files' views at their levels kept from earlier renderings (read and filled
+            here), keyed by the file's path and mtime and what the view shows of it.
     """
-    read = [_file_content(entry, index, read_text, line_numbers) for entry in plan.entries]
+    read = [_file_content(entry, index, read_text, line_numbers, views) for entry in plan.entries]
     contents = [content for content, _text in read]
     found: list[SecretFound] = []
     query = plan.query
@@ -165,7 +168,11 @@ def _as_one_diff(
 
 
 def _file_content(
-    entry: PlanEntry, index: Index, read_text: Callable[[str], str], line_numbers: bool
+    entry: PlanEntry,
+    index: Index,
+    read_text: Callable[[str], str],
+    line_numbers: bool,
+    views: MutableMapping[tuple[object, ...], str] | None,
 ) -> tuple[str, str]:
     """A file's content at its level, and the whole text it was cut from ("" if unreadable)."""
     file = index.files[entry.file_id]
@@ -175,10 +182,20 @@ def _file_content(
         comment = line_comment(file.language)
         note = f"… file could not be read: {error.strerror or error}"
         return (f"{comment} {note}\n" if comment else note + "\n"), ""
-    content = render_level(
-        file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers,
-        best_lines=entry.best_lines,
+    if entry.level is Level.FULL and not line_numbers:
+        return text, text  # the view is the text itself
+    key = (
+        index.root, entry.path, file.mtime_ns, len(text), entry.level,
+        entry.matched_declarations, entry.best_lines, line_numbers,
     )  # fmt: skip
+    content = views.get(key) if views is not None else None
+    if content is None:
+        content = render_level(
+            file, text, entry.level, entry.matched_declarations, line_numbers=line_numbers,
+            best_lines=entry.best_lines,
+        )  # fmt: skip
+        if views is not None:
+            views[key] = content
     return content, text
 
 

@@ -6,8 +6,10 @@ choices force it over; each plan entry's tokens are the count of that file's ren
 
 from __future__ import annotations
 
+import importlib
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -241,3 +243,49 @@ def test_a_json_packs_total_tokens_is_the_tokenizers_count_of_the_printed_json(
     for file in document["files"]:
         assert {"path", "level", "tokens", "score", "reasons", "content"} <= set(file)
         assert all(isinstance(reason, str) for reason in file["reasons"])
+
+
+def test_a_second_pack_takes_the_views_the_first_one_cut(
+    scheduler: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    views: dict[tuple[object, ...], str] = {}
+    ranking = rank(scheduler, QUESTION)
+    first = pack(ranking, scheduler, 700, Format.XML, counter=shared_tokenizer(), views=views)
+    assert any(e.level in (Level.FOCUSED, Level.OUTLINE) for e in first[0].entries)
+    assert views  # the focused and outline views, kept
+
+    def never(*_args: object, **_kwargs: object) -> str:
+        raise AssertionError("a view was cut again")
+
+    monkeypatch.setattr(importlib.import_module("engine.render"), "render_level", never)
+    again = pack(ranking, scheduler, 700, Format.XML, counter=shared_tokenizer(), views=views)
+    assert again[1] == first[1]
+
+
+def test_a_plan_the_rounds_meet_again_is_rendered_once(
+    scheduler: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each round re-plans with a corrected cost factor; when that gives the plan already
+    rendered, its rendering is the same, so it is not made again."""
+    pack_module = importlib.import_module("engine.pack")  # `engine.pack` is the function
+    ranking = rank(scheduler, QUESTION)
+    planned = pack_module.plan(ranking, scheduler, 3000, NO_CHOICES)
+    rounds: list[int] = []
+
+    def the_same_plan_misjudged(*_args: object, **_kwargs: object) -> Plan:
+        rounds.append(1)  # estimates far over what it renders to: the loop re-plans
+        return replace(planned, total_tokens=planned.total_tokens * 3 + len(rounds))
+
+    renders: list[Plan] = []
+    render = pack_module.render
+
+    def counted(draft: Plan, *args: object, **kwargs: object) -> Rendered:
+        renders.append(draft)
+        return render(draft, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pack_module, "plan", the_same_plan_misjudged)
+    monkeypatch.setattr(pack_module, "render", counted)
+    _, rendered = pack(ranking, scheduler, 3000, Format.MARKDOWN, counter=shared_tokenizer())
+    assert len(rounds) == pack_module.MAX_REPLANS
+    assert len(renders) == 1
+    assert rendered.tokens == shared_tokenizer().count(rendered.text)
