@@ -50,9 +50,11 @@ def test_imports_resolved_aside_give_the_same_cache_file(
 ) -> None:
     files: dict[str, str | bytes] = {"pkg/__init__.py": "", "go.mod": "module example.com/m\n"}
     for i in range(30):
-        files[f"pkg/mod{i}.py"] = f"from pkg.mod{(i + 1) % 30} import f\nimport os\n\ndef f():\n    pass\n"
-        files[f"web/part{i}.ts"] = f"import {{ g }} from './part{(i + 7) % 30}';\nexport const g = 1;\n"
-        files[f"svc/s{i % 3}/x{i}.go"] = f'package s{i % 3}\n\nimport "example.com/m/svc/s{(i + 1) % 3}"\n'
+        py = f"from pkg.mod{(i + 1) % 30} import f\nimport os\n\ndef f():\n    pass\n"
+        ts = f"import {{ g }} from './part{(i + 7) % 30}';\nexport const g = 1;\n"
+        go = f'package s{i % 3}\n\nimport "example.com/m/svc/s{(i + 1) % 3}"\n'
+        files[f"pkg/mod{i}.py"], files[f"web/part{i}.ts"] = py, ts
+        files[f"svc/s{i % 3}/x{i}.go"] = go
     repo = make_repo(tmp_path / "repo", files)
     resolve = engine.assemble.resolved_imports
     resolvers = tmp_path / "resolved-by"

@@ -346,7 +346,8 @@ def test_a_focused_view_leaves_out_the_headers_of_top_level_types_without_a_matc
     """Only the scopes around what matched keep their headers: rich's console.py showed 25
     class headers and module constants around the one function kept (issue 11)."""
     classes = "".join(
-        f"class Unrelated{i}:\n    value = {i}\n\n    def other_{i}(self):\n        return {i}\n\n\n"
+        f"class Unrelated{i}:\n    value = {i}\n\n"
+        f"    def other_{i}(self):\n        return {i}\n\n\n"
         for i in range(6)
     )
     text = (
