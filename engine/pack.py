@@ -28,10 +28,10 @@ from engine.model import (
     Ranking,
     Rendered,
     Session,
-    printable,
 )
 from engine.plan import RICHER, plan
 from engine.render import TokenCounter, file_cost, render
+from engine.shown_path import shown_path
 
 if TYPE_CHECKING:
     from engine.redact import SecretPolicy
@@ -194,7 +194,7 @@ def pack(
         if moved_rendered.tokens <= budget or rendered.tokens > budget:
             fitted, rendered = moved, moved_rendered
     notes: tuple[str, ...] = (question_note,) if question_note else ()
-    notes += choice_notes(fitted, session)
+    notes += choice_notes(fitted, session, redact=secrets is None or secrets.redact)
     if rendered.tokens > budget and not fitted.over_budget:
         over = rendered.tokens - budget
         notes += (f"the pack takes {rendered.tokens:,} tokens, {over:,} over the budget",)
@@ -427,7 +427,7 @@ def _settle_choice(
     return replace(entry, level=level, tokens=tokens)
 
 
-def choice_notes(current: Plan, session: Session) -> tuple[str, ...]:
+def choice_notes(current: Plan, session: Session, *, redact: bool = True) -> tuple[str, ...]:
     """One short note, when files the user set to a level are shown at a richer one because
     that costs no more (the app notifies it; MCP's pack of the app's selection lists it).
 
@@ -447,9 +447,11 @@ def choice_notes(current: Plan, session: Session) -> tuple[str, ...]:
     if len(moved) == 1:
         path, own, level = moved[0]
         return (
-            f"{printable(path)}: {own.value} would cost no less than {level.value}, so it is "
-            f"packed {level.value}",
+            f"{shown_path(path, redact=redact)}: {own.value} would cost no less than "
+            f"{level.value}, so it is packed {level.value}",
         )
-    named = ", ".join(f"{printable(path)} {level.value}" for path, _, level in moved[:NOTE_FILES])
+    named = ", ".join(
+        f"{shown_path(path, redact=redact)} {level.value}" for path, _, level in moved[:NOTE_FILES]
+    )
     more = f" and {len(moved) - NOTE_FILES} more" if len(moved) > NOTE_FILES else ""
     return (f"{len(moved)} files you set are packed richer, as that costs no more: {named}{more}",)

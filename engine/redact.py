@@ -519,6 +519,21 @@ class SecretScanner:
         )
 
 
+_shared: SecretScanner | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_scanner() -> SecretScanner:
+    """The process's scanner, loaded on first use from any thread: the packs of every
+    workspace and the paths on show (engine.shown_path) share it, so detect-secrets is
+    imported and its patterns compiled once."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = SecretScanner()
+        return _shared
+
+
 def _standalone(line: str, value: str, start: int) -> int:
     """Where `value` first stands on its own in `line` from `start` (not inside a longer
     name: the value `user` is not the start of `username`), or -1."""

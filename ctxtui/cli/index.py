@@ -18,6 +18,7 @@ from ctxtui.workspace.semantic import SWITCH, SemanticStatus, semantic_wanted
 from engine.analyse import ANALYSIS_TIME_LIMIT
 from engine.model import IndexReport, one_line
 from engine.semantic.embedder import SemanticUnavailable
+from engine.shown_path import shown_line
 from engine.unchanged import unchanged_index
 
 TOO_SLOW = f"analysis took over {ANALYSIS_TIME_LIMIT:g} s: indexed as plain text"
@@ -141,8 +142,8 @@ def format_index_report(
         lines += ["", "skipped files:"]
         for skip in report.skipped:
             detail = f", {one_line(skip.detail)}" if skip.detail else ""
-            lines.append(f"  {one_line(skip.path)}  ({skip.reason.value}{detail})")
-        lines += [f"  {one_line(p)}  (decoded with replacement)" for p in report.replaced]
-        lines += [f"  {one_line(p)}  (partial parse)" for p in report.partial]
-        lines += [f"  {one_line(p)}  ({TOO_SLOW})" for p in report.too_slow]
+            lines.append(f"  {shown_line(skip.path)}  ({skip.reason.value}{detail})")
+        lines += [f"  {shown_line(p)}  (decoded with replacement)" for p in report.replaced]
+        lines += [f"  {shown_line(p)}  (partial parse)" for p in report.partial]
+        lines += [f"  {shown_line(p)}  ({TOO_SLOW})" for p in report.too_slow]
     return "\n".join(lines) + "\n"

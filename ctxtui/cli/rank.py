@@ -16,17 +16,19 @@ from ctxtui.cli.common import (
 from ctxtui.workspace.answers import ranking_to_json, reason_text
 from engine import Ranking, Session
 from engine.model import one_line
+from engine.shown_path import shown_line
 
 
-def format_ranking(ranking: Ranking, limit: int) -> str:
-    """A readable ranking: rank, score, path, then a line of reasons."""
+def format_ranking(ranking: Ranking, limit: int, *, redact: bool = True) -> str:
+    """A readable ranking: rank, score, path, then a line of reasons (a secret in a file
+    name redacted unless `redact` is off: engine.shown_path)."""
     if not ranking.files:
         return "no file matches the question\n"
     best = ranking.files[0].score or 1.0
     lines = []
     for position, f in enumerate(ranking.files[:limit], 1):
-        lines.append(f"{position:>3}. {f.score / best:5.2f}  {one_line(f.path)}")
-        details = [reason_text(r) for r in f.reasons[:6]]
+        lines.append(f"{position:>3}. {f.score / best:5.2f}  {shown_line(f.path, redact=redact)}")
+        details = [reason_text(r, redact=redact) for r in f.reasons[:6]]
         if details:
             lines.append("       " + one_line(" · ".join(details)))
     return "\n".join(lines) + "\n"
@@ -47,7 +49,14 @@ def run_rank(args: argparse.Namespace) -> int:
     ranking = workspace.rank(question, session)
     semantic_notice(workspace)
     if args.json:
-        emit(json.dumps(ranking_to_json(ranking, args.limit), indent=1, ensure_ascii=False) + "\n")
+        emit(
+            json.dumps(
+                ranking_to_json(ranking, args.limit, redact=settings.redact),
+                indent=1,
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
     else:
-        emit(format_ranking(ranking, args.limit))
+        emit(format_ranking(ranking, args.limit, redact=settings.redact))
     return 0

@@ -8,6 +8,7 @@ go through the very function `ctxtui pack` uses, so their text is the same to th
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -23,7 +24,8 @@ from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
 from engine.ignore import BadPattern, compile_rule
 from engine.levels import shown_level
-from engine.model import Plan, Rendered, printable
+from engine.model import Plan, Rendered
+from engine.shown_path import named, shown_path
 
 MAX_LIMIT = 200
 """Most files rank_files returns (the ranking keeps no more)."""
@@ -42,10 +44,11 @@ class Tools:
         question = _question(question)
         if not 1 <= limit <= MAX_LIMIT:
             raise ToolError(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
-        workspace, gate = self.repository.workspace(self.repository.settings())
+        settings = self.repository.settings()
+        workspace, gate = self.repository.workspace(settings)
         with gate.reading():
             ranking = workspace.rank(question, Session())
-            files = ranked_files(ranking, workspace.index, limit)
+            files = ranked_files(ranking, workspace.index, limit, redact=settings.redact)
         return {"question": question, "encoding": workspace.encoding, "files": files}
 
     def build_pack(
@@ -116,8 +119,11 @@ class Tools:
             workspace, gate, state.query, choices, notice=notice, complete=False
         )
         summary["question"] = state.query
-        summary["pinned"] = sorted(state.pinned)
-        summary["levels"] = {path: level.value for path, level in sorted(state.overrides.items())}
+        shown = partial(shown_path, redact=settings.redact)
+        summary["pinned"] = sorted(shown(path) for path in state.pinned)
+        summary["levels"] = {
+            shown(path): level.value for path, level in sorted(state.overrides.items())
+        }
         return text, summary
 
     # ------------------------------------------------------------------ helpers
@@ -214,10 +220,10 @@ def _repository_path(workspace: Workspace, name: str) -> str:
     index = workspace.index
     if relative in index.path_ids:
         return relative
-    if "\ufffd" in relative:  # a name that is not UTF-8, as the server showed it
-        same = [p for p in index.path_ids if not p.isascii() and printable(p) == relative]
-        if len(same) == 1:
-            return same[0]
+    if "\ufffd" in relative or "[redacted:" in relative:  # a name as the server showed it
+        same = named(relative, index.path_ids)
+        if same is not None:
+            return same
     skipped = next((s for s in index.skipped if s.path == relative), None)
     if skipped is not None:
         raise ToolError(f"{relative} is not indexed ({skipped.reason.value})")
@@ -232,12 +238,13 @@ def _one_file(
     try:
         text = workspace.read_text(path)
     except OSError as error:
-        raise ToolError(f"{path} could not be read: {error.strerror or error}") from None
+        shown = shown_path(path, redact=redact)
+        raise ToolError(f"{shown} could not be read: {error.strerror or error}") from None
     # the level asked for, or a richer one that costs no more (as in a pack)
     shown, content, _ = shown_level(parsed, text, level, matched, workspace.tokenizer.count)
     content, secrets = workspace.redact_text(content, path, original=text, redact=redact)
     return content, {
-        "path": printable(path),
+        "path": shown_path(path, redact=redact),
         "level": shown.value,
         "asked": level.value,
         "language": parsed.language,

@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from ctxtui.path_search import PathMatch, is_glob, search_paths
 from ctxtui.widgets.file_list import level_key
 from engine.model import Level, one_line
+from engine.shown_path import shown_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +143,9 @@ class FinderScreen(ModalScreen[None]):
         rank = self.host.ranked.get(match.path)
         marks = ("◆ " if pinned else "  ") + (f"{level.value:<8}" if level else " " * 8)
         start, end = match.marked
-        path = one_line(match.path)
+        path = shown_line(match.path)
+        if path != one_line(match.path):  # the marks are offsets in the name as written
+            start = end = 0
         style = self.query_one(FinderList).part_style
         return Content.assemble(
             (marks, style("marks")),

@@ -34,7 +34,8 @@ from ctxtui.widgets.preview import Preview, words_to_mark
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace.notices import secret_reasons
 from ctxtui.workspace.stopping import PackStopped
-from engine.model import Plan, PlanEntry, Rendered, one_line
+from engine.model import Plan, PlanEntry, Rendered
+from engine.shown_path import shown_line
 
 __all__ = ["RankingScreen", "Services"]
 
@@ -475,7 +476,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         entry = next((e for e in plan.entries if e.path == path), None) if plan else None
         if path is None or entry is None or self.workspace is None or self.answer is None:
             self._preview_key = self._preview_shown = ()
-            preview.border_title = Content(one_line(path)) if path else "Preview"
+            preview.border_title = Content(self._shown(path)) if path else "Preview"
             preview.show_note(
                 "Left out of the pack. Press f, s or o to include it."
                 if path
@@ -487,13 +488,16 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         if key == self._preview_key:
             return
         self._preview_key = key
-        title = f"{one_line(entry.path)} · {entry.level.value} · {entry.tokens:,} tokens"
+        title = f"{self._shown(entry.path)} · {entry.level.value} · {entry.tokens:,} tokens"
         preview.border_title = Content(title)  # plain text: a name like `x[/y].py` is no markup
         self._preview_job = (entry, words, preview.match_style)
         if (shown := self._previews.get(key)) is not None:
             self._show_preview_text(key, *shown)
             return
         self.run_preview(self.workspace, key, *self._preview_job, preview.head_lines)
+
+    def _shown(self, path: str) -> str:
+        return shown_line(path, redact=self.services.redact)
 
     @on(Preview.WholeWanted)
     def highlight_whole_preview(self, event: Preview.WholeWanted) -> None:

@@ -16,7 +16,8 @@ from textual.content import Content
 from textual.strip import Strip
 from textual.style import Style
 
-from engine.model import Level, RankedFile, Reason, ReasonKind, one_line
+from engine.model import Level, RankedFile, Reason, ReasonKind
+from engine.shown_path import shown_line
 
 SCORE_CELLS = 6
 """Width of the score bar."""
@@ -70,7 +71,7 @@ def _reasons_line(by_kind: dict[ReasonKind, list[str]], limit: int) -> str:
             unique = list(dict.fromkeys(details))
             more = f" +{len(unique) - limit}" if len(unique) > limit else ""
             parts.append(f"{label}{', '.join(unique[:limit])}{more}")
-    return one_line(" · ".join(parts)) if parts else "no direct evidence"
+    return shown_line(" · ".join(parts)) if parts else "no direct evidence"
 
 
 _REASON_LABELS = (
@@ -151,7 +152,7 @@ def row_parts(key: RowKey, path: str) -> tuple[tuple[Part, ...], tuple[Part, ...
     """The two lines of a row as runs of text, each with its component style's name."""
     room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
     room -= 2 if key.secret else 0
-    folder, name = fit_path(one_line(path), room)
+    folder, name = fit_path(shown_line(path), room)
     level = key.level
     secret = f"{key.secret} · " if key.secret else ""
     reasons = describe_reasons(key.reasons, max(20, key.width - REASONS_INDENT - len(secret)))

@@ -6,26 +6,32 @@ data in the engine and words here ("session in names", "imports: app/db.py").
 
 from __future__ import annotations
 
-from engine.model import Index, Plan, Ranking, Reason, ReasonKind, Rendered, printable
+from engine.model import Index, Plan, Ranking, Reason, ReasonKind, Rendered
+from engine.shown_path import shown_path
 
 
-def reason_text(reason: Reason) -> str:
-    """One reason in words: a matched word as is, anything else after its kind."""
+def reason_text(reason: Reason, *, redact: bool = True) -> str:
+    """One reason in words: a matched word as is, anything else after its kind (a path in
+    it shown as every path is: engine.shown_path)."""
+    detail = shown_path(reason.detail, redact=redact)
     if reason.kind is ReasonKind.WORD:
-        return reason.detail
-    return f"{reason.kind.value}: {reason.detail}"
+        return detail
+    return f"{reason.kind.value}: {detail}"
 
 
-def ranking_to_json(ranking: Ranking, limit: int) -> list[dict[str, object]]:
-    """The `rank --json` list: path, score and reasons, best first."""
+def ranking_to_json(
+    ranking: Ranking, limit: int, *, redact: bool = True
+) -> list[dict[str, object]]:
+    """The `rank --json` list: path, score and reasons, best first (paths as shown: valid
+    Unicode, secrets in names redacted unless `redact` is off)."""
     return [
         {
-            "path": printable(f.path),  # JSON must be valid Unicode
+            "path": shown_path(f.path, redact=redact),
             "score": round(f.score, 6),
             "reasons": [
                 {
                     "kind": r.kind.value,
-                    "detail": r.detail,
+                    "detail": shown_path(r.detail, redact=redact),
                     "fields": list(r.fields),
                     "share": r.share,
                 }
@@ -38,14 +44,16 @@ def ranking_to_json(ranking: Ranking, limit: int) -> list[dict[str, object]]:
     ]
 
 
-def ranked_files(ranking: Ranking, index: Index, limit: int) -> list[dict[str, object]]:
+def ranked_files(
+    ranking: Ranking, index: Index, limit: int, *, redact: bool = True
+) -> list[dict[str, object]]:
     """The best files with their whole-file token cost and their reasons in words."""
     return [
         {
-            "path": printable(f.path),
+            "path": shown_path(f.path, redact=redact),
             "score": round(f.score, 6),
             "tokens": index.files[f.file_id].tokens,
-            "reasons": [reason_text(r) for r in f.reasons],
+            "reasons": [reason_text(r, redact=redact) for r in f.reasons],
             "pinned": f.pinned,
         }
         for f in ranking.files[:limit]
@@ -54,6 +62,10 @@ def ranked_files(ranking: Ranking, index: Index, limit: int) -> list[dict[str, o
 
 def pack_summary(plan: Plan, rendered: Rendered) -> dict[str, object]:
     """What a pack holds: each file's level and tokens, the totals, the planner's notes."""
+
+    def shown(path: str) -> str:
+        return shown_path(path, redact=rendered.redacted)
+
     return {
         "format": rendered.fmt.value,
         "budget": plan.budget,
@@ -61,12 +73,12 @@ def pack_summary(plan: Plan, rendered: Rendered) -> dict[str, object]:
         "over_budget": plan.over_budget or rendered.tokens > plan.budget,
         "changes_tokens": plan.changes_tokens,
         "files": [
-            {"path": printable(e.path), "level": e.level.value, "tokens": e.tokens}
+            {"path": shown(e.path), "level": e.level.value, "tokens": e.tokens}
             for e in plan.entries
         ],
         "notes": list(plan.notes),
         "secrets": [
-            {"path": printable(s.path), "line": s.line, "kind": s.kind} for s in rendered.secrets
+            {"path": shown(s.path), "line": s.line, "kind": s.kind} for s in rendered.secrets
         ],
         "redacted": rendered.redacted,
     }

@@ -118,9 +118,9 @@ class LazyScanner:
         """The loaded scanner (loads it the first time)."""
         with self._lock:
             if self._scanner is None:
-                from engine.redact import SecretScanner  # deliberate: detect-secrets is slow
+                from engine.redact import shared_scanner  # deliberate: detect-secrets is slow
 
-                self._scanner = SecretScanner()
+                self._scanner = shared_scanner()
             return self._scanner
 
     def policy(self, redact: bool) -> SecretPolicy:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine.analyse import ANALYSIS_TIME_LIMIT
-from engine.model import IndexReport, Rendered, SecretFound, SkipReason, one_line
+from engine.model import IndexReport, Rendered, SecretFound, SkipReason
 from engine.scan import SECRET_HINT
+from engine.shown_path import shown_line
 
 NAMES_SHOWN = 3
 """File names listed in one notice before "and N more"."""
@@ -45,7 +46,7 @@ def secret_notices(rendered: Rendered) -> list[str]:
         by_place.setdefault(secret.path, []).append(secret)
     verb = "redacted" if rendered.redacted else "LEFT IN (redaction is off)"
     return [
-        f"{verb} {_count(found, 'secret')} in {one_line(place)}: "
+        f"{verb} {_count(found, 'secret')} in {shown_line(place, redact=rendered.redacted)}: "
         + ", ".join(f"{s.kind} (line {s.line})" for s in found)
         for place, found in by_place.items()
     ]
@@ -76,7 +77,7 @@ def _count(items: Iterable[object], noun: str) -> str:
 
 
 def _names(paths: Iterable[str]) -> str:
-    listed = [one_line(p) for p in paths]
+    listed = [shown_line(p) for p in paths]
     shown = ", ".join(listed[:NAMES_SHOWN])
     more = len(listed) - NAMES_SHOWN
     return f"{shown} and {more} more" if more > 0 else shown

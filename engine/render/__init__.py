@@ -20,14 +20,15 @@ from engine.model import (
     PlanEntry,
     Rendered,
     SecretFound,
-    printable,
 )
 from engine.render.to_json import file_json, to_json
 from engine.render.to_markdown import file_section, to_markdown
 from engine.render.to_xml import file_element, to_xml
 from engine.render.view import FileView, PackView, repo_name
+from engine.shown_path import shown_path
 
 if TYPE_CHECKING:
+    from engine.changes import ChangedFile
     from engine.diff_section import ChangesSection
     from engine.redact import SecretPolicy
 
@@ -113,13 +114,16 @@ def render(
         contents = [text for text, _ in carried[2 + len(pieces) :]]
         if changes is not None and diff != changes.diff:  # its count is of the diff that leaves
             changes = replace(changes, diff=diff, tokens=counter.count(diff))
+    redact = secrets is None or secrets.redact
+    if changes is not None:
+        changes = replace(changes, files=tuple(_shown_change(f, redact) for f in changes.files))
     files = tuple(
-        _file_view(entry, index, content, counter)
+        _file_view(entry, index, content, counter, redact)
         for entry, content in zip(plan.entries, contents, strict=True)
     )
     pack = PackView(
         query=query,
-        root=repo_name(index.root),
+        root=shown_path(repo_name(index.root), redact=redact),
         budget=plan.budget,
         encoding=counter.name,
         total_tokens=sum(file.tokens for file in files),
@@ -199,15 +203,25 @@ def _file_content(
     return content, text
 
 
-def _file_view(entry: PlanEntry, index: Index, content: str, counter: TokenCounter) -> FileView:
+def _shown_change(changed: ChangedFile, redact: bool) -> ChangedFile:
+    """A changed file with its paths as they are shown (engine.shown_path)."""
+    old_path = shown_path(changed.old_path, redact=redact) if changed.old_path else ""
+    return replace(changed, path=shown_path(changed.path, redact=redact), old_path=old_path)
+
+
+def _file_view(
+    entry: PlanEntry, index: Index, content: str, counter: TokenCounter, redact: bool
+) -> FileView:
     file = index.files[entry.file_id]
     return FileView(
-        path=printable(entry.path),
+        path=shown_path(entry.path, redact=redact),
         language=file.language,
         level=entry.level,
         pinned=entry.pinned,
         score=entry.score,
-        reasons=entry.reasons,
+        reasons=tuple(  # "imports: <path>" names a file too
+            replace(r, detail=shown_path(r.detail, redact=redact)) for r in entry.reasons
+        ),
         content=content,
         tokens=counter.count(content),
     )
@@ -220,7 +234,7 @@ def file_cost(
     its content as the format carries it (JSON escapes every newline and quote, XML every
     angle bracket, Markdown fences it) with the file's own wrapping (path, level, count)."""
     view = FileView(
-        path=printable(path), language=language, level=level, pinned=False, score=0.0,
+        path=shown_path(path), language=language, level=level, pinned=False, score=0.0,
         reasons=(), content=content, tokens=counter.count(content),
     )  # fmt: skip
     return counter.count(FILE_FORMATTERS[fmt](view))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from engine.model import Reason, printable
+from engine.model import Reason
 from engine.render.view import FileView, PackView
 
 SCORE_DIGITS = 3
@@ -81,9 +81,9 @@ def _changes_object(pack: PackView) -> dict[str, object]:
         "hunks_left_out": section.hunks_left_out,
         "files": [
             {
-                "path": printable(f.path),
+                "path": f.path,  # shown as render made them (engine.shown_path)
                 "status": f.status.value,
-                "old_path": printable(f.old_path) or None,
+                "old_path": f.old_path or None,
             }
             for f in section.files
         ],

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-from engine.model import printable
 from engine.render.view import FileView, PackView
 
 NOTE = (
@@ -95,9 +94,9 @@ def _changes_element(pack: PackView) -> str:
 
 
 def _changed_pairs(path: str, status: str, old_path: str) -> list[tuple[str, str]]:
-    pairs = [("path", printable(path)), ("status", status)]
+    pairs = [("path", path), ("status", status)]  # shown as render made them
     if old_path:
-        pairs.append(("old_path", printable(old_path)))
+        pairs.append(("old_path", old_path))
     return pairs
 
 
