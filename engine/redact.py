@@ -235,12 +235,20 @@ class SecretPolicy:
         return self.apply_many([(text, where, path, original)])[0]
 
     def apply_many(
-        self, parts: Sequence[tuple[str, str, str, str]]
+        self,
+        parts: Sequence[tuple[str, str, str, str]],
+        known: Sequence[tuple[Finding, ...]] = (),
     ) -> list[tuple[str, list[SecretFound]]]:
         """`apply` for many parts at once, (text, where, path, original) each: one scan of
         them all, so that a pack of twenty files pays each detector's cost once, not twenty
-        times."""
+        times. `known[i]`, when given, are secrets of part i found otherwise (key lines of a
+        diff without their BEGIN line: engine.diff_keys), added to the scan's."""
         results = self.scanner.redact_many([(text, path) for text, _, path, _ in parts])
+        for number, extra in enumerate(known):
+            if extra:
+                text = parts[number][0]
+                merged = _without_overlaps([*results[number][1], *extra])
+                results[number] = (_replace(text, merged), merged)
         carried: list[tuple[str, list[SecretFound]]] = []
         for (text, where, _path, original), (redacted, findings) in zip(
             parts, results, strict=True

@@ -11,6 +11,7 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
+from engine.diff_keys import key_lines
 from engine.levels import line_comment, render_level
 from engine.model import (
     Format,
@@ -96,6 +97,7 @@ def render(
     diff = changes.diff if changes is not None else ""
     if secrets is not None:
         pieces = _diff_pieces(changes) if changes is not None else []
+        keys = [key_lines(piece, _text_or_nothing(read_text, path)) for piece, path in pieces]
         parts = [
             (query, "<question>", "", ""),
             (instructions, "<instructions>", "", ""),
@@ -105,7 +107,7 @@ def render(
                 for entry, (content, text) in zip(plan.entries, read, strict=True)
             ),
         ]
-        carried = secrets.apply_many(parts)
+        carried = secrets.apply_many(parts, known=[(), (), *keys])
         carried[2 : 2 + len(pieces)] = _as_one_diff(carried[2 : 2 + len(pieces)], pieces)
         for _text, finds in carried:
             found.extend(finds)
@@ -157,6 +159,14 @@ def _diff_pieces(changes: ChangesSection) -> list[tuple[str, str]]:
         (diff[start:end], changed.path)
         for start, end, changed in zip(starts, ends, changes.files, strict=True)
     ]
+
+
+def _text_or_nothing(read_text: Callable[[str], str], path: str) -> str:
+    """A changed file's text now ("" when it is gone or unreadable, or not a file)."""
+    try:
+        return read_text(path)
+    except (OSError, UnicodeError, ValueError):
+        return ""
 
 
 def _as_one_diff(
