@@ -29,6 +29,9 @@ from engine.shown_path import named, shown_path
 
 MAX_LIMIT = 200
 """Most files rank_files returns (the ranking keeps no more)."""
+ECHO_CHARACTERS = 200
+"""Most characters of the question rank_files says it ranked for: the agent sent it, so a
+reminder is enough (a pasted log of 1.5 MB came back whole)."""
 
 
 class Tools:
@@ -49,7 +52,7 @@ class Tools:
         with gate.reading():
             ranking = workspace.rank(question, Session())
             files = ranked_files(ranking, workspace.index, limit, redact=settings.redact)
-        return {"question": question, "encoding": workspace.encoding, "files": files}
+        return {"question": _echo(question), "encoding": workspace.encoding, "files": files}
 
     def build_pack(
         self,
@@ -174,6 +177,16 @@ def _question(question: str) -> str:
     if not question.strip():
         raise ToolError("question is empty: say what the code should answer")
     return question
+
+
+def _echo(question: str) -> str:
+    """The question as one line of at most ECHO_CHARACTERS: its spaces and line breaks
+    run together, its end cut and its length said."""
+    line = " ".join(question.split())
+    if len(line) <= ECHO_CHARACTERS:
+        return line
+    told = f"… ({len(question):,} characters)"
+    return line[: ECHO_CHARACTERS - len(told)].rstrip() + told
 
 
 def _budget(budget: int | None) -> int | None:

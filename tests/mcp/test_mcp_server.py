@@ -218,6 +218,19 @@ def test_rank_files_gives_paths_costs_and_reasons_in_the_cli_order(
     assert "declaration: login" in files[0]["reasons"]
 
 
+def test_rank_files_echoes_a_long_question_as_one_short_line(server: McpSession) -> None:
+    # review: a 1.5 MB question came back whole in the answer
+    question = "login password\n" + "where is the session opened? " * 3000
+    result = server.call("rank_files", {"question": question, "limit": 1})
+    assert not result.is_error and result.structured_content is not None
+    echoed = result.structured_content["question"]
+    assert "\n" not in echoed and len(echoed) <= 200
+    assert echoed.startswith("login password where is the session opened?")
+    assert echoed.endswith(f"… ({len(question):,} characters)")
+    short = server.call("rank_files", {"question": "login", "limit": 1}).structured_content
+    assert short is not None and short["question"] == "login"
+
+
 def test_file_outline_and_file_focused_return_one_file_at_that_level(
     server: McpSession,
 ) -> None:
