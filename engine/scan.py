@@ -18,6 +18,7 @@ verdicts and the walk share every rule of `_Collector`.
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import stat
 import subprocess
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from engine.errors import ScanError
 from engine.gitcmd import FILTER_LISTING, filter_flags, finish_git, git_output, start_git
-from engine.ignore import IgnoreMatcher, IgnoreRule, parse_rules
+from engine.ignore import BadPattern, IgnoreMatcher, IgnoreRule, compile_rule, parse_rules
 from engine.model import Progress, ScanOptions, ScanReport, SkippedFile, SkipReason, SourceFile
 from engine.parse.languages import language_for_path
 from engine.scan_files import Columns, ScannedFiles, select, sorted_files
@@ -84,13 +85,34 @@ def scan(
         files: Sequence[SourceFile] = sorted_files(collector.recalled, collector.files)
     else:
         files = tuple(sorted(collector.files, key=lambda f: f.path))
+    skipped = tuple(sorted(collector.skipped, key=lambda s: s.path))
+    unmatched = _unmatched(options.secret_files, files, skipped)
     return ScanReport(
         root=root_abs,
         files=files,
-        skipped=tuple(sorted(collector.skipped, key=lambda s: s.path)),
+        skipped=skipped,
         is_git=bool(listed),
-        notes=tuple(dict.fromkeys(collector.problems)),
+        notes=tuple(dict.fromkeys([*collector.problems, *unmatched])),
     )
+
+
+def _unmatched(
+    patterns: Sequence[str], files: Sequence[SourceFile], skipped: Sequence[SkippedFile]
+) -> list[str]:
+    """A note for each --include-secret pattern no file matches (a typo indexes nothing
+    and would say nothing); a bad pattern is named where it is compiled."""
+    notes = []
+    for pattern in patterns:
+        try:
+            rule = compile_rule(pattern)
+        except BadPattern:
+            continue
+        if rule is None:  # blank
+            continue
+        paths = itertools.chain((f.path for f in files), (s.path for s in skipped))
+        if not any(rule.matches(path, False) for path in paths):
+            notes.append(f"--include-secret: no file matches {pattern!r}")
+    return notes
 
 
 def _check_root(root: str) -> None:

@@ -119,6 +119,19 @@ def test_include_secret_packs_the_file_with_its_values_redacted(
     assert "left out 2 secret files (deploy_key.pem, id_rsa)" in err
 
 
+def test_an_include_secret_that_matches_no_file_says_so_in_one_line(
+    issue_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # review of session 27: `--include-secret nosuch.env` matched nothing and said nothing
+    argv = ["--include-secret", "nosuch.env", "--include-secret", ".env"]
+    _out, err = run(capsys, "pack", "db password env", str(issue_repo), "--no-cache", *argv)
+    assert err.count("--include-secret: no file matches 'nosuch.env'") == 1
+    assert "matches '.env'" not in err
+    for _ in range(2):  # a cold index, then the warm one answered from its cache
+        _out, err = run(capsys, "index", str(issue_repo), "--include-secret", "nosuch.env")
+        assert err.count("--include-secret: no file matches 'nosuch.env'") == 1
+
+
 def test_a_negation_in_ctxtuiignore_includes_a_secret_file(
     issue_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
