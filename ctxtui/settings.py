@@ -10,6 +10,7 @@ value is reported with its line and ignored alone. Nothing here raises on a user
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Mapping
@@ -204,7 +205,10 @@ def _apply_table(settings: Settings, data: Mapping[str, Any], path: Path, text: 
             continue
         if key in ("exclude", "include"):
             parsed, wrong = _good_patterns(parsed)
-            problems.extend(f"{path}:{line}: {key}: {error}; ignored" for error in wrong)
+            problems.extend(
+                f"{path}:{_item_line(text, line, item)}: {key}: {error}; ignored"
+                for item, error in wrong
+            )
         if key == "exclude":
             parsed = (*settings.exclude, *parsed)
             earlier = settings.sources.get("exclude")
@@ -239,8 +243,8 @@ def _parse(key: str, value: Any) -> Any:
         if value not in ENCODINGS:
             raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}")
         return value
-    if key in ("exclude", "include"):
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+    if key in ("exclude", "include"):  # each item is checked by _good_patterns
+        if not isinstance(value, list):
             raise ValueError(f"{key} must be a list of glob patterns")
         return tuple(value)
     if key == "instructions":
@@ -252,18 +256,41 @@ def _parse(key: str, value: Any) -> Any:
     return value
 
 
-def _good_patterns(patterns: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
-    """The patterns that mean something, and what is wrong with each other one (said here,
-    at its line: the index would name it as if it had come from --exclude)."""
-    good, bad = [], []
-    for pattern in patterns:
-        try:
-            compile_rule(pattern)
-        except BadPattern as error:
-            bad.append(f"bad pattern {pattern!r} ({error})")
+def _good_patterns(items: tuple[Any, ...]) -> tuple[tuple[str, ...], list[tuple[Any, str]]]:
+    """The items of a pattern list that are patterns that mean something, and each other
+    item with what is wrong with it (said here, at its line: the index would name it as if
+    it had come from --exclude); one bad item leaves the others in force."""
+    good: list[str] = []
+    bad: list[tuple[Any, str]] = []
+    for item in items:
+        if not isinstance(item, str):
+            bad.append((item, f"{item!r} is not a glob pattern"))
+        elif not item.strip():
+            bad.append((item, "an empty pattern"))
         else:
-            good.append(pattern)
+            try:
+                compile_rule(item)
+            except BadPattern as error:
+                bad.append((item, f"bad pattern {item!r} ({error})"))
+            else:
+                good.append(item)
     return tuple(good), bad
+
+
+def _item_line(text: str, line: int, item: Any) -> int:
+    """The line of a list's item, the list starting at `line`: where the item is first
+    written from there (a string in either quotes); `line` when it cannot be told."""
+    if isinstance(item, str):
+        written = [f'"{item}"', f"'{item}'", json.dumps(item)]
+    elif isinstance(item, bool):
+        written = ["true" if item else "false"]
+    else:
+        written = [str(item)]
+    lines = text.splitlines()
+    for number in range(line, len(lines) + 1):
+        if any(form in lines[number - 1] for form in written):
+            return number
+    return line
 
 
 def _ranking(table: Any) -> tuple[dict[str, float], list[tuple[str, str]]]:

@@ -114,6 +114,24 @@ def test_a_bad_pattern_in_the_settings_is_reported_at_its_line_not_as_a_flag(
     assert "config.toml:1: include: bad pattern 'shop/[z-a]'" in err
 
 
+def test_one_bad_item_of_an_exclude_list_is_named_at_its_line_and_the_rest_kept(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # review of session 27: `exclude = ["docs/", 3]` dropped docs/ too ("must be a list")
+    (shop / ".ctxtui.toml").write_text(
+        'exclude = [\n  "docs/",\n  3,\n  "",\n  "[z-a]",\n  "*.log",\n]\n'
+    )
+    settings = load_settings(shop)
+    assert settings.exclude == ("docs/", "*.log")
+    assert main(["pack", "cart", str(shop)]) == 0
+    err = capsys.readouterr().err
+    toml = shop / ".ctxtui.toml"
+    assert f"{toml}:3: exclude: 3 is not a glob pattern; ignored" in err
+    assert f"{toml}:4: exclude: an empty pattern; ignored" in err
+    assert f"{toml}:5: exclude: bad pattern '[z-a]'" in err
+    assert "must be a list" not in err
+
+
 def test_a_bad_ranking_value_is_reported_on_its_line_and_only_that_key_ignored(
     shop: Path,
 ) -> None:
