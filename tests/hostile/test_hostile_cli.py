@@ -50,6 +50,45 @@ def test_a_full_stdout_is_one_line_and_exit_1(repo: Path) -> None:
     assert "Traceback" not in err and "Exception ignored" not in err
 
 
+def _full_disk() -> None:
+    """In the child: files may not grow past 200 bytes (EFBIG, as a full disk's ENOSPC)."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+
+
+def test_a_pack_the_disk_cannot_hold_leaves_the_old_file_whole(repo: Path, tmp_path: Path) -> None:
+    # review: -o into a full disk left 12 KB of a pack cut mid-line where the old one was
+    target = tmp_path / "pack.md"
+    target.write_text("the old pack\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "pack", "cart", str(repo), "--no-cache", "-o", target],
+        capture_output=True, check=False, timeout=300, preexec_fn=_full_disk,
+    )  # fmt: skip
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "Traceback" not in err
+    assert f"ctxtui: cannot write {target}: File too large" in err
+    assert target.read_text() == "the old pack\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".pack.md")]
+
+
+def test_a_pack_written_to_a_device_or_through_a_link_goes_there(
+    repo: Path, tmp_path: Path
+) -> None:
+    real = tmp_path / "real.md"
+    real.write_text("old\n")
+    real.chmod(0o640)
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    assert main(["pack", "cart", str(repo), "--no-cache", "-o", str(link)]) == 0
+    assert link.is_symlink() and "## cart.py" in real.read_text()
+    assert real.stat().st_mode & 0o777 == 0o640
+    assert main(["pack", "cart", str(repo), "--no-cache", "-o", os.devnull]) == 0
+    assert Path(os.devnull).is_char_device()
+
+
 def test_a_question_that_is_not_utf8_gives_valid_utf8_everywhere(
     repo: Path, tmp_path: Path
 ) -> None:
