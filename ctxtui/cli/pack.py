@@ -107,7 +107,8 @@ def run_pack(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise EngineError(f"cannot write {args.output}: {exc.strerror}") from exc
         print(
-            f"ctxtui: wrote {rendered.tokens:,} tokens, {rendered.files} files to {args.output}",
+            f"ctxtui: wrote {rendered.tokens:,} tokens, {rendered.files} "
+            f"file{'' if rendered.files == 1 else 's'} to {args.output}",
             file=sys.stderr,
         )
     elif sys.stdout.isatty():

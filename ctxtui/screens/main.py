@@ -299,7 +299,7 @@ class MainScreen(ChoicesScreen):
     @on(PackSaved)
     def report_save(self, message: PackSaved) -> None:
         tokens, files = message.rendered.tokens, message.rendered.files
-        text = f"Saved {tokens:,} tokens, {files} files to {message.path}"
+        text = f"Saved {tokens:,} tokens, {files} file{'' if files == 1 else 's'} to {message.path}"
         if message.rendered.secrets:
             text += "\n" + as_sentences(secret_notices(message.rendered))
         self.notify(text, title="Save")

@@ -165,4 +165,8 @@ async def test_ctrl_s_saves_the_pack_to_the_named_file(
         await pilot.press("enter")
         target = work / "ctxtui-pack.md"
         await wait_until(pilot, lambda: any(n.startswith("Saved") for n in notices(app)))
-        assert target.read_text("utf-8") == expected_pack(app).text
+        rendered = expected_pack(app)
+        assert target.read_text("utf-8") == rendered.text
+        files = "file" if rendered.files == 1 else "files"
+        saved = f"Saved {rendered.tokens:,} tokens, {rendered.files} {files} to {target}"
+        assert saved in notices(app)

@@ -366,6 +366,13 @@ def test_pack_output_file_gets_the_pack_and_stdout_stays_empty(
     assert "## auth/session.py" in target.read_text(encoding="utf-8")
 
 
+def test_pack_output_of_one_file_says_one_file(run: Run, tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "one", {"cart.py": "def cart_total(items):\n    return 0\n"})
+    target = tmp_path / "pack.md"
+    code, _out, err = run("pack", "cart", str(repo), "-o", str(target))
+    assert code == 0 and ", 1 file to " in one_line(err)  # review: "1 files"
+
+
 def test_pack_output_to_a_missing_folder_is_exit_1(run: Run, repo: Path, tmp_path: Path) -> None:
     code, _, err = run("pack", "session", str(repo), "-o", str(tmp_path / "no" / "such" / "p.md"))
     assert code == 1
