@@ -9,6 +9,7 @@ when the list has focus.
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from textual import events
@@ -39,6 +40,20 @@ def edit_kind(old: str, new: str) -> EditKind:
         if old[:at] + old[at + 1 :] == new and not old[at].isspace():
             return "delete"
     return "other"
+
+
+TERMINAL_CODES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+"""What a paste loses: terminal escape sequences (colours of a copied log) and the other
+control characters, which the bar would send to the terminal as they are."""
+
+
+def pasted_line(text: str) -> str:
+    """A pasted text as the question takes it: every line kept (a stack trace's file and
+    error are on its later lines), joined by spaces, without terminal codes."""
+    lines = (TERMINAL_CODES.sub("", line).strip() for line in text.splitlines())
+    return " ".join(line for line in lines if line)
 
 
 class QueryBar(RepaintOnly, Input):
@@ -81,12 +96,23 @@ class QueryBar(RepaintOnly, Input):
             id=id,
         )
 
+    def _on_paste(self, event: events.Paste) -> None:
+        """Input keeps a paste's first line only: keep them all (`pasted_line`)."""
+        if event.text:
+            text = pasted_line(event.text)
+            selection = self.selection
+            if selection.is_empty:
+                self.insert_text_at_cursor(text)
+            else:
+                self.replace(text, *selection)
+        event.stop()
+        event.prevent_default()  # Input's own handler would paste the first line again
+
     def _watch_value(self, value: str) -> None:
         """Input's own watcher, without the layout of the whole screen it asks for: Input
         answers every key with a new virtual width, and the bar scrolls its text itself."""
         with self.content_changing():
             super()._watch_value(value)
-
 
     @property
     def recalling(self) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import make_repo
+from textual import events
 from textual.pilot import Pilot
 
 from app.support import notices, settle, wait_until
@@ -46,6 +47,32 @@ async def test_typed_question_ranks_the_defining_file_first(
         assert file_list.highlighted_path == "auth/session.py"
         reasons_line = str(file_list.get_option_at_index(0).prompt).splitlines()[1]
         assert "Session.refresh" in reasons_line
+
+
+async def test_a_pasted_stack_trace_keeps_all_its_lines_on_one_line(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # review: Input keeps a paste's first line only, so a pasted traceback asked for
+    # "Traceback (most recent call last):" and matched nothing; its path and error were lost
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "auth/tokens.py", line 3, in issue_token\n'
+        "\x1b[31mKeyError\x1b[0m: refresh\r\n"
+    )
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        bar = app.main_screen.query_one(QueryBar)
+        await pilot.pause()
+        bar.post_message(events.Paste(trace))
+        expected = (
+            'Traceback (most recent call last): File "auth/tokens.py", line 3, in issue_token '
+            "KeyError: refresh"
+        )
+        await wait_until(pilot, lambda: bar.value == expected)
+        await settle(pilot, expected)
+        file_list = app.main_screen.query_one(FileList)
+        assert file_list.ranking is not None
+        assert file_list.ranking.files[0].path == "auth/tokens.py"
 
 
 async def test_a_half_typed_word_already_finds_the_file_it_starts(
