@@ -20,6 +20,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.file_open import open_regular
 from engine.index_words import BatchWords, FileWords, TermNumbering, number_words
 from engine.model import Declaration, ParsedFile, SkippedFile, SkipReason, SourceFile
 from engine.words import identifiers
@@ -240,7 +241,7 @@ def analyse_batch(root: str, sources: list[SourceFile], analyser: Analyser) -> B
 def read_source(root: str, source: SourceFile) -> bytes | SkippedFile:
     """Read a file's bytes, or say why it cannot be read."""
     try:
-        with open(os.path.join(root, source.path), "rb") as fh:
+        with open_regular(os.path.join(root, source.path)) as fh:
             return fh.read()
     except FileNotFoundError:
         return SkippedFile(source.path, SkipReason.VANISHED)
@@ -402,6 +403,10 @@ def _with_tokens(decl: Declaration, prefix: list[int]) -> Declaration:
 
 
 def read_text(root: str | Path, path: str) -> str:
-    """Read a file of the repository as text, replacing undecodable bytes."""
-    with open(os.path.join(root, path), "rb") as fh:
+    """Read a file of the repository as text, replacing undecodable bytes.
+
+    Raises:
+        OSError: it is gone, unreadable or no longer a regular file (`open_regular`).
+    """
+    with open_regular(os.path.join(root, path)) as fh:
         return fh.read().decode("utf-8", errors="replace")

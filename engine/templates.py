@@ -12,9 +12,10 @@ the templates are the files GitHub and GitLab read as such (`PULL_REQUEST_TEMPLA
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 
+from engine.file_open import open_regular
 from engine.memo import ArrayMemo
 from engine.model import Index
 
@@ -58,7 +59,7 @@ def _read_templates(index: Index) -> frozenset[str]:
         if TEMPLATE_PATH.search(path.lower()) is None:
             continue
         try:
-            with (Path(index.root) / path).open("rb") as handle:
+            with open_regular(os.path.join(index.root, path)) as handle:
                 raw = handle.read(MAX_TEMPLATE_BYTES)
         except OSError:
             continue  # gone since indexing: nothing to recognise
