@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 from engine.errors import ScanError
+from engine.file_open import open_regular
 from engine.gitcmd import FILTER_LISTING, filter_flags, finish_git, git_output, start_git
 from engine.ignore import BadPattern, IgnoreMatcher, IgnoreRule, compile_rule, parse_rules
 from engine.model import Progress, ScanOptions, ScanReport, SkippedFile, SkipReason, SourceFile
@@ -607,9 +608,11 @@ def _is_within(path: str, folder: str) -> bool:
 
 
 def _read_text(path: str) -> str:
-    """Read an ignore file; one that cannot be read counts as empty (the file is still listed)."""
+    """Read an ignore file; one that cannot be read (or is no file: a FIFO would hold the scan
+    until written to) counts as empty (the file is still listed)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
+        with open_regular(path) as handle:
+            text = handle.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it

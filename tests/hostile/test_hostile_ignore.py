@@ -3,6 +3,9 @@ skipped, never a crash: in .gitignore outside git, in .ctxtuiignore, in --exclud
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,3 +91,21 @@ def test_a_bad_include_secret_pattern_is_named_as_that_flag(
     err = capsys.readouterr().err
     assert "--include-secret: ignored the bad pattern '[z-a]'" in err
     assert "--exclude" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("git", [False, True])
+def test_an_ignore_file_that_is_a_fifo_is_read_as_empty_not_waited_on(
+    tmp_path: Path, git: bool
+) -> None:
+    # review: `mkfifo .ctxtuiignore` made `ctxtui index` wait for a writer for good
+    root = make_repo(tmp_path / "repo", {"a.py": "def a():\n    return 1\n"}, git=git)
+    os.mkfifo(root / ".ctxtuiignore")
+    (root / "sub").mkdir()
+    os.mkfifo(root / "sub" / ".ctxtuiignore")
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", "index", str(root), "--no-cache"],
+        capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "files               1" in done.stdout
