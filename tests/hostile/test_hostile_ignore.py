@@ -109,3 +109,9 @@ def test_an_ignore_file_that_is_a_fifo_is_read_as_empty_not_waited_on(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "files               1" in done.stdout
+
+
+def test_an_ignore_file_with_crlf_line_ends_still_applies(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {"a.py": "x = 1\n", "b.log": "x\n", "gen/c.py": "y = 2\n"})
+    (root / ".ctxtuiignore").write_bytes(b"*.log\r\ngen/\r")
+    assert [f.path for f in scan(root).files] == [".ctxtuiignore", "a.py"]
