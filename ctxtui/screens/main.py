@@ -30,6 +30,7 @@ from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace.notices import as_sentences, secret_notices
 from engine.model import Level, Plan, Rendered
+from engine.shown_path import shown_line
 
 __all__ = ["MainScreen", "Services"]
 
@@ -202,7 +203,8 @@ class MainScreen(ChoicesScreen):
     def apply_from_finder(self, paths: tuple[str, ...], what: str) -> None:
         """Pin or level files the finder picked, and say what happened."""
         self.apply_to_files(paths, what)
-        files = paths[0] if len(paths) == 1 else f"{len(paths):,} files"
+        one = shown_line(paths[0], redact=self.services.redact) if paths else ""
+        files = one if len(paths) == 1 else f"{len(paths):,} files"
         if what == "pin":
             done = "Pinned" if set(paths) <= self.pinned else "Unpinned"
             self.notify(f"{done} {files}.", timeout=3)

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app.support import FakeClipboard, settle, wait_until
+from app.support import FakeClipboard, notices, settle, wait_until
 from conftest import make_repo
 
 from ctxtui.app import CtxtuiApp
+from ctxtui.screens.finder import FinderList, FinderScreen
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview
 from engine.redact import SecretScanner
@@ -236,3 +237,14 @@ async def test_the_app_list_preview_title_and_copy_name_no_secret(
         await wait_until(pilot, lambda: clipboard.copies == 1)
         assert not any(value in clipboard.text for value in VALUES)
         assert "token_[redacted:github-token-" in clipboard.text
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
+        finder = app.screen
+        assert isinstance(finder, FinderScreen)
+        await pilot.press(*"deploy.py")
+        await wait_until(pilot, lambda: bool(finder.matches))
+        row = str(finder.query_one(FinderList).get_option_at_index(0).prompt)
+        assert "[redacted:aws-access-key-" in row and AWS_KEY not in row
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(n.startswith("Pinned") for n in notices(app)))
+        assert not any(value in n for n in notices(app) for value in VALUES)
