@@ -11,7 +11,7 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from engine.diff_keys import key_lines
+from engine.diff_keys import KEY_RUN, key_lines
 from engine.levels import line_comment, render_level
 from engine.model import (
     Format,
@@ -97,7 +97,12 @@ def render(
     diff = changes.diff if changes is not None else ""
     if secrets is not None:
         pieces = _diff_pieces(changes) if changes is not None else []
-        keys = [key_lines(piece, _text_or_nothing(read_text, path)) for piece, path in pieces]
+        keys = [
+            key_lines(piece, _text_or_nothing(read_text, path))
+            if path in index.path_ids and KEY_RUN.search(piece)  # an indexed file: bounded
+            else ()
+            for piece, path in pieces
+        ]
         parts = [
             (query, "<question>", "", ""),
             (instructions, "<instructions>", "", ""),

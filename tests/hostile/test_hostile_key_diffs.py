@@ -10,10 +10,14 @@ import random
 import string
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import make_repo
 
+from ctxtui.workspace import Workspace, working_changes
+from ctxtui.workspace.core import TextCache
+from engine import Format, ScanOptions, Session
 from hostile.test_hostile_secrets import run
 
 RNG = random.Random(41)
@@ -86,3 +90,25 @@ def test_base64_lines_outside_any_key_stay(
     subprocess.run(["git", "add", "-A"], cwd=key_repo, check=True)
     out, _err = pack_changed(capsys, key_repo)
     assert f'+DIGEST = "{digest}"' in out
+
+
+def test_a_changed_file_the_index_left_out_is_not_read_for_its_key_lines(
+    key_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the file's whole text is read only when the index holds it (its size is bounded)
+    edit(key_repo, [*BODY[:20], NEW[0], *BODY[21:]])
+    workspace = Workspace.open(key_repo, use_cache=False, options=ScanOptions(exclude=("keys.py",)))
+    changes, _notice = working_changes(workspace.root, None)
+    assert changes is not None and [f.path for f in changes.files] == ["keys.py"]
+    read: list[str] = []
+    original = TextCache.read
+
+    def spy(self: TextCache, index: Any, path: str) -> str:
+        read.append(path)
+        return original(self, index, path)
+
+    monkeypatch.setattr(TextCache, "read", spy)
+    session = Session(pinned=frozenset())
+    ranking = workspace.rank("load key", session)
+    workspace.pack(ranking, 8000, session, Format.MARKDOWN, changes=changes)
+    assert "keys.py" not in read
