@@ -187,6 +187,13 @@ class SourceParser:
 
 PARSE_CHUNK = 1 << 16
 """Bytes handed to tree-sitter at a time when a parse must watch a deadline."""
+TEXT_CHUNK = 256
+"""Bytes handed over by the first read once the parse is done: a query's `#eq?` or `#match?`
+then reads one node's text through the reader (the tree holds no bytes), and py-tree-sitter
+copies each chunk twice and counts its line breaks byte by byte: with PARSE_CHUNK, a 7-byte
+name cost three copies of 64 KB. The names these predicates test are short; a longer node is
+read on from where the last read ended, each chunk twice the last (the binding joins them
+anew at each read: fixed chunks would copy a long node's bytes over and over)."""
 PROGRESS_CHECK_EVERY = 16
 """Progress calls of a parse between two looks at the clock. tree-sitter calls back every
 100 or so parse steps (56,000 calls for 1,147 files of the 16k tree); the thread's CPU clock
@@ -242,17 +249,26 @@ class _Reader:
 
     def __init__(self, src: bytes) -> None:
         self._view = memoryview(src)
-        self._given: list[bytes] = []
+        self._given: list[bytes] | None = []
+        """The parse's chunks; None once the parse is done (`release`)."""
+        self._text_end = -1
+        """Where the last read of a node's text ended (once the parse is done)."""
+        self._text_chunk = TEXT_CHUNK
 
     def __call__(self, offset: int, _point: object) -> bytes:
+        if self._given is None:  # a query reading a node's text (TEXT_CHUNK)
+            size = 2 * self._text_chunk if offset == self._text_end else TEXT_CHUNK
+            self._text_chunk, self._text_end = size, offset + size
+            return bytes(self._view[offset : offset + size])
         chunk = bytes(self._view[offset : offset + PARSE_CHUNK])
         if len(chunk) > 1:  # an empty or 1-byte bytes object is a shared constant
             self._given.append(chunk)
         return chunk
 
     def release(self) -> None:
-        """Give back the references the parse kept of the chunks (see the class)."""
-        given, self._given = self._given, []
+        """Give back the references the parse kept of the chunks (see the class); later
+        reads are a query's, of one node's text (TEXT_CHUNK), which the binding lets go."""
+        given, self._given = self._given or [], None
         while given:
             chunk = given.pop()
             # held by `chunk` and getrefcount's argument; one more is the binding's

@@ -162,3 +162,50 @@ def test_every_declaration_found_with_and_without_a_deadline(parser: SourceParse
     untimed = parser.parse(source, "python", time_limit=None)
     assert timed == untimed
     assert len(timed.declarations) == 8000
+
+
+def test_after_the_parse_the_reader_hands_over_short_chunks() -> None:
+    # A query's #eq? / #match? reads a node's text through the reader (the tree holds no
+    # bytes); py-tree-sitter copies each chunk twice and counts its line breaks: a 64 KB chunk
+    # for a 7-byte `require` made a TypeScript test file's query three times its parse.
+    from engine.parse.extract import PARSE_CHUNK, TEXT_CHUNK, _Reader
+
+    src = b"x" * (3 * PARSE_CHUNK)
+    reader = _Reader(src)
+    assert len(reader(0, None)) == PARSE_CHUNK
+    reader.release()
+    assert len(reader(10, None)) == TEXT_CHUNK < PARSE_CHUNK
+    # a long node is read on in chunks twice as long each time (the binding joins them
+    # anew at every read): a 1 MB node takes a dozen reads, not 4,000
+    assert len(reader(10 + TEXT_CHUNK, None)) == 2 * TEXT_CHUNK
+    assert len(reader(10 + 3 * TEXT_CHUNK, None)) == 4 * TEXT_CHUNK
+    assert len(reader(0, None)) == TEXT_CHUNK
+    assert reader(len(src) - 3, None) == b"xxx"
+
+
+def test_predicates_read_through_the_reader_agree_with_the_bytes(parser: SourceParser) -> None:
+    # The predicates test the same text with or without a deadline, also a node longer than
+    # TEXT_CHUNK (read in several pieces): `exports` and `module.exports` assignments,
+    # `require` calls and Python's upper-case constants.
+    from engine.parse.extract import TEXT_CHUNK
+
+    long_object = "registry(" + ", ".join(f"'entry{i}'" for i in range(60)) + ")"
+    assert len(long_object) > 2 * TEXT_CHUNK
+    script = "\n".join(
+        [
+            "const fs = require('fs');",
+            "const other = notRequire('x');",
+            "exports.load = function () { return 1; };",
+            "module.exports.save = function () { return 2; };",
+            "Widget.prototype.draw = function () { return 3; };",
+            f"{long_object}.run = function () {{ return 4; }};",
+            "module.exports = function named() { return 5; };",
+        ]
+        * 40
+    )
+    python = "\n".join(["LIMIT = 3", "lower = 4", "Mixed = 5", "MAX_SIZE_2 = 6"] * 40)
+    for text, language in ((script, "javascript"), (script, "typescript"), (python, "python")):
+        timed = parser.parse(text, language, time_limit=60.0)
+        untimed = parser.parse(text, language, time_limit=None)
+        assert timed == untimed
+        assert timed.declarations or timed.imports
