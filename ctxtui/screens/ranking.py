@@ -155,7 +155,9 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         yield query_bar
         yield IndexStatus(id="index-status")
         with Horizontal(id="panes"):
-            yield FileList(id="file-list")
+            file_list = FileList(id="file-list")
+            file_list.redact_names = self.services.redact
+            yield file_list
             yield Preview(id="preview")
         yield BudgetMeter(id="budget-meter")
         footer = KeyFooter()

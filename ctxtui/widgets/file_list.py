@@ -104,6 +104,8 @@ class FileList(RowList):
     """Files changed in the work tree (path -> how) while the changes are packed: marked ±."""
     empty_text: var[str] = var("Type a question to rank the files.")
     """What the list says when the ranking is empty."""
+    redact_names: bool = True
+    """Show a secret in a file's name redacted (the settings' `redact`; engine.shown_path)."""
 
     class Highlighted(Message):
         """The cursor moved to a file."""
@@ -264,7 +266,7 @@ class FileList(RowList):
         return RowKey(
             number, level, chosen, packed, column, round(fraction * 48), ranked.pinned,
             ranked.reasons, width, ranked.path in self.changed,
-            self.secrets.get(ranked.path, ""),
+            self.secrets.get(ranked.path, ""), self.redact_names,
         )  # fmt: skip
 
     def _style(self, name: str) -> Style:

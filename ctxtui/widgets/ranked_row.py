@@ -38,18 +38,19 @@ def score_bar(fraction: float, cells: int = SCORE_CELLS) -> str:
     return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(cells)
 
 
-def describe_reasons(reasons: Sequence[Reason], width: int = 0) -> str:
+def describe_reasons(reasons: Sequence[Reason], width: int = 0, *, redact: bool = True) -> str:
     """Say why a file is ranked, pins and declarations first: "defines Session.get · words user".
 
     Each kind lists as many of its details as fit in `width` cells (every detail when 0), at
-    least one, with "+N" for the ones left out.
+    least one, with "+N" for the ones left out; a secret in a path among them is redacted
+    unless `redact` is off (engine.shown_path).
     """
     by_kind: dict[ReasonKind, list[str]] = {}
     for reason in reasons:
         by_kind.setdefault(reason.kind, []).append(reason.detail)
     line = ""
     for limit in _LIMITS:
-        line = _reasons_line(by_kind, limit)
+        line = _reasons_line(by_kind, limit, redact)
         if not width or len(line) <= width:
             break
     return line
@@ -59,7 +60,7 @@ _LIMITS = (16, 8, 5, 4, 3, 2, 1)
 """Details per kind tried, most first, until the reasons line fits."""
 
 
-def _reasons_line(by_kind: dict[ReasonKind, list[str]], limit: int) -> str:
+def _reasons_line(by_kind: dict[ReasonKind, list[str]], limit: int, redact: bool) -> str:
     parts: list[str] = []
     for kind, label in _REASON_LABELS:
         details = by_kind.get(kind)
@@ -71,7 +72,7 @@ def _reasons_line(by_kind: dict[ReasonKind, list[str]], limit: int) -> str:
             unique = list(dict.fromkeys(details))
             more = f" +{len(unique) - limit}" if len(unique) > limit else ""
             parts.append(f"{label}{', '.join(unique[:limit])}{more}")
-    return shown_line(" · ".join(parts)) if parts else "no direct evidence"
+    return shown_line(" · ".join(parts), redact=redact) if parts else "no direct evidence"
 
 
 _REASON_LABELS = (
@@ -136,6 +137,9 @@ class RowKey(NamedTuple):
     """The file changed in the work tree and the changes are packed."""
     secret: str = ""
     """Why the file is marked for secrets ("secret redacted, line 12"); empty when it holds none."""
+    redact: bool = True
+    """A secret in the file's name (or a path among its reasons) is shown redacted: the
+    settings' `redact`, as the preview, the copy and the pack follow it."""
 
 
 def looks_alike(row: RowKey, other: RowKey) -> bool:
@@ -152,10 +156,11 @@ def row_parts(key: RowKey, path: str) -> tuple[tuple[Part, ...], tuple[Part, ...
     """The two lines of a row as runs of text, each with its component style's name."""
     room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
     room -= 2 if key.secret else 0
-    folder, name = fit_path(shown_line(path), room)
+    folder, name = fit_path(shown_line(path, redact=key.redact), room)
     level = key.level
     secret = f"{key.secret} · " if key.secret else ""
-    reasons = describe_reasons(key.reasons, max(20, key.width - REASONS_INDENT - len(secret)))
+    width = max(20, key.width - REASONS_INDENT - len(secret))
+    reasons = describe_reasons(key.reasons, width, redact=key.redact)
     first: tuple[Part, ...] = (
         (f"{key.number:>3} ", "rank"),
         (score_bar(key.eighths / 48), "score"),

@@ -248,3 +248,21 @@ async def test_the_app_list_preview_title_and_copy_name_no_secret(
         await pilot.press("enter")
         await wait_until(pilot, lambda: any(n.startswith("Pinned") for n in notices(app)))
         assert not any(value in n for n in notices(app) for value in VALUES)
+
+
+async def test_with_redaction_off_the_app_list_shows_names_as_written(
+    name_repo: Path, app_factory: Callable[..., CtxtuiApp]
+) -> None:
+    """`redact = false` shows names as written in the list too, as in the preview and the
+    copy (the list redacted them whatever the setting)."""
+    (name_repo / ".ctxtui.toml").write_text("redact = false\n", encoding="utf-8")
+    app = app_factory(name_repo)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press(*"rotate token")
+        await settle(pilot, "rotate token")
+        file_list = app.main_screen.query_one(FileList)
+        rows = "\n".join(
+            str(file_list.get_option_at_index(n).prompt) for n in range(file_list.option_count)
+        )
+        assert f"token_{GH_TOKEN}.py" in rows
+        assert "[redacted:" not in rows
