@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from app.support import FakeClipboard, notices, settle, wait_until
 from conftest import make_repo
+from textual.pilot import Pilot
 
 from ctxtui.app import CtxtuiApp
 from ctxtui.screens.finder import FinderList, FinderScreen
@@ -214,6 +215,16 @@ def test_mcp_answers_name_no_secret_and_take_the_name_they_gave(
     assert "def rotate_token(old):" in text_of(outline)
 
 
+async def list_rows(app: CtxtuiApp, pilot: Pilot[None], question: str) -> str:
+    """The file list's rows as text once `question` is typed and ranked."""
+    await pilot.press(*question)
+    await settle(pilot, question)
+    file_list = app.main_screen.query_one(FileList)
+    return "\n".join(
+        str(file_list.get_option_at_index(n).prompt) for n in range(file_list.option_count)
+    )
+
+
 async def test_the_app_list_preview_title_and_copy_name_no_secret(
     name_repo: Path, app_factory: Callable[..., CtxtuiApp]
 ) -> None:
@@ -221,12 +232,7 @@ async def test_the_app_list_preview_title_and_copy_name_no_secret(
     clipboard = app.services.backend
     assert isinstance(clipboard, FakeClipboard)
     async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.press(*"rotate token")
-        await settle(pilot, "rotate token")
-        file_list = app.main_screen.query_one(FileList)
-        rows = "\n".join(
-            str(file_list.get_option_at_index(n).prompt) for n in range(file_list.option_count)
-        )
+        rows = await list_rows(app, pilot, "rotate token")
         assert "token_[redacted:github-token-" in rows
         assert not any(value in rows for value in VALUES)
         await pilot.press("tab")
@@ -258,11 +264,6 @@ async def test_with_redaction_off_the_app_list_shows_names_as_written(
     (name_repo / ".ctxtui.toml").write_text("redact = false\n", encoding="utf-8")
     app = app_factory(name_repo)
     async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.press(*"rotate token")
-        await settle(pilot, "rotate token")
-        file_list = app.main_screen.query_one(FileList)
-        rows = "\n".join(
-            str(file_list.get_option_at_index(n).prompt) for n in range(file_list.option_count)
-        )
+        rows = await list_rows(app, pilot, "rotate token")
         assert f"token_{GH_TOKEN}.py" in rows
         assert "[redacted:" not in rows
