@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from engine.model import one_line, printable
+from engine.model import Reason, ReasonKind, one_line, printable
 
 MARKER = "[redacted:{kind}-{digest}]"
 """What a secret inside a file or folder name becomes where the path is shown."""
@@ -51,6 +51,20 @@ def shown_path(path: str, *, redact: bool = True) -> str:
     if not redact or not SUSPECT.search(text):
         return text
     return _redacted(text)
+
+
+PATH_REASONS = frozenset({ReasonKind.IMPORTS, ReasonKind.IMPORTED_BY})
+"""The reasons whose detail is a repository path (engine.explain); the others hold a word, a
+declaration's name or a heading, the file's content, which the pack's own scan redacts."""
+
+
+def shown_detail(reason: Reason, *, redact: bool = True) -> str:
+    """A reason's detail as it may be shown: a path as `shown_path` shows it, anything else
+    valid Unicode only. (A heading's apostrophe would load the scanner on the list's
+    keystroke path: textual's "What's next?" did, 0.3 s, and each new heading was scanned.)"""
+    if reason.kind in PATH_REASONS:
+        return shown_path(reason.detail, redact=redact)
+    return printable(reason.detail)
 
 
 def named(shown: str, paths: Iterable[str]) -> str | None:

@@ -16,8 +16,8 @@ from textual.content import Content
 from textual.strip import Strip
 from textual.style import Style
 
-from engine.model import Level, RankedFile, Reason, ReasonKind
-from engine.shown_path import shown_line
+from engine.model import Level, RankedFile, Reason, ReasonKind, one_line
+from engine.shown_path import shown_detail, shown_line
 
 SCORE_CELLS = 6
 """Width of the score bar."""
@@ -47,10 +47,10 @@ def describe_reasons(reasons: Sequence[Reason], width: int = 0, *, redact: bool 
     """
     by_kind: dict[ReasonKind, list[str]] = {}
     for reason in reasons:
-        by_kind.setdefault(reason.kind, []).append(reason.detail)
+        by_kind.setdefault(reason.kind, []).append(shown_detail(reason, redact=redact))
     line = ""
     for limit in _LIMITS:
-        line = _reasons_line(by_kind, limit, redact)
+        line = _reasons_line(by_kind, limit)
         if not width or len(line) <= width:
             break
     return line
@@ -60,7 +60,7 @@ _LIMITS = (16, 8, 5, 4, 3, 2, 1)
 """Details per kind tried, most first, until the reasons line fits."""
 
 
-def _reasons_line(by_kind: dict[ReasonKind, list[str]], limit: int, redact: bool) -> str:
+def _reasons_line(by_kind: dict[ReasonKind, list[str]], limit: int) -> str:
     parts: list[str] = []
     for kind, label in _REASON_LABELS:
         details = by_kind.get(kind)
@@ -72,7 +72,7 @@ def _reasons_line(by_kind: dict[ReasonKind, list[str]], limit: int, redact: bool
             unique = list(dict.fromkeys(details))
             more = f" +{len(unique) - limit}" if len(unique) > limit else ""
             parts.append(f"{label}{', '.join(unique[:limit])}{more}")
-    return shown_line(" · ".join(parts), redact=redact) if parts else "no direct evidence"
+    return one_line(" · ".join(parts)) if parts else "no direct evidence"
 
 
 _REASON_LABELS = (

@@ -7,13 +7,13 @@ data in the engine and words here ("session in names", "imports: app/db.py").
 from __future__ import annotations
 
 from engine.model import Index, Plan, Ranking, Reason, ReasonKind, Rendered
-from engine.shown_path import shown_path
+from engine.shown_path import shown_detail, shown_path
 
 
 def reason_text(reason: Reason, *, redact: bool = True) -> str:
     """One reason in words: a matched word as is, anything else after its kind (a path in
     it shown as every path is: engine.shown_path)."""
-    detail = shown_path(reason.detail, redact=redact)
+    detail = shown_detail(reason, redact=redact)
     if reason.kind is ReasonKind.WORD:
         return detail
     return f"{reason.kind.value}: {detail}"
@@ -31,7 +31,7 @@ def ranking_to_json(
             "reasons": [
                 {
                     "kind": r.kind.value,
-                    "detail": shown_path(r.detail, redact=redact),
+                    "detail": shown_detail(r, redact=redact),
                     "fields": list(r.fields),
                     "share": r.share,
                 }

@@ -26,7 +26,7 @@ from engine.render.to_json import file_json, to_json
 from engine.render.to_markdown import file_section, to_markdown
 from engine.render.to_xml import file_element, to_xml
 from engine.render.view import FileView, PackView, repo_name
-from engine.shown_path import shown_path
+from engine.shown_path import shown_detail, shown_path
 
 if TYPE_CHECKING:
     from engine.changes import ChangedFile
@@ -235,7 +235,7 @@ def _file_view(
         pinned=entry.pinned,
         score=entry.score,
         reasons=tuple(  # "imports: <path>" names a file too
-            replace(r, detail=shown_path(r.detail, redact=redact)) for r in entry.reasons
+            replace(r, detail=shown_detail(r, redact=redact)) for r in entry.reasons
         ),
         content=content,
         tokens=counter.count(content),

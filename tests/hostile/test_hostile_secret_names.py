@@ -267,3 +267,26 @@ async def test_with_redaction_off_the_app_list_shows_names_as_written(
         rows = await list_rows(app, pilot, "rotate token")
         assert f"token_{GH_TOKEN}.py" in rows
         assert "[redacted:" not in rows
+
+
+def test_only_a_reason_that_names_a_file_is_scanned_as_a_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A heading's apostrophe ("What's next?") is no path: scanning it loaded detect-secrets on
+    the list's keystroke path (0.3 s) and scanned each new heading. A path among the reasons
+    ("imports <path>") is still shown redacted."""
+    from ctxtui.widgets.ranked_row import describe_reasons
+    from engine.model import Reason, ReasonKind
+
+    heading = Reason(ReasonKind.DECLARATION, "Textual 0.38.0 > What's next?")
+    line = describe_reasons(
+        (heading, Reason(ReasonKind.IMPORTS, TOKEN_FILE), Reason(ReasonKind.WORD, "it's"))
+    )
+    assert "What's next?" in line and "it's" in line
+    assert "token_[redacted:github-token-" in line and GH_TOKEN not in line
+
+    def no_scan() -> None:
+        raise AssertionError("a word or heading was scanned as a path")
+
+    monkeypatch.setattr("engine.redact.shared_scanner", no_scan)
+    assert describe_reasons((Reason(ReasonKind.DECLARATION, 'Why doesn\'t it "work"?'),))
