@@ -3,13 +3,19 @@ stop words."""
 
 from __future__ import annotations
 
+import random
+import re
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from engine.words import (
     IDENTIFIER,
     IDENTIFIER_ASCII,
+    IDENTIFIER_ASCII_PATTERN,
+    IDENTIFIER_PATTERN,
     STOP_WORDS,
     count_words,
     identifier_words,
@@ -174,6 +180,27 @@ def test_the_ascii_identifier_pattern_finds_what_the_unicode_one_finds_on_ascii(
     text = " ".join(a + b + "x-y9_ 1234 -z" + b + a for a in every_ascii for b in every_ascii[::7])
     assert IDENTIFIER_ASCII.findall(text) == IDENTIFIER.findall(text)
     assert IDENTIFIER_ASCII.findall(every_ascii * 3) == IDENTIFIER.findall(every_ascii * 3)
+
+
+def test_the_compiled_identifier_patterns_find_what_the_plain_patterns_find() -> None:
+    # from Python 3.11 the compiled patterns are the possessive forms; 3.10 compiles the plain
+    # ones. Corpus: this repository's source and docs, every pair of ASCII characters around
+    # identifiers, and random strings over letters, digits, joins and other scripts.
+    root = Path(__file__).resolve().parents[2]
+    texts = [p.read_text("utf-8") for p in sorted(root.glob("engine/**/*.py"))[:60]]
+    texts += [p.read_text("utf-8") for p in sorted(root.glob("*.md"))]
+    every_ascii = "".join(map(chr, range(128)))
+    texts.append(" ".join(a + b + "x-y9_ 1234 -z-" + b + a for a in every_ascii for b in "_-9a "))
+    alphabet = "aZ_09-- \n.é名١٢٣ß\u0301"
+    rng = random.Random(11)
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(3000)]
+    plain, plain_ascii = re.compile(IDENTIFIER_PATTERN), re.compile(IDENTIFIER_ASCII_PATTERN)
+    assert (IDENTIFIER.pattern != plain.pattern) == (sys.version_info >= (3, 11))
+    assert len(texts) > 3000 and sum(map(len, texts)) > 200_000
+    for text in texts:
+        assert IDENTIFIER.findall(text) == plain.findall(text)
+        if text.isascii():
+            assert IDENTIFIER_ASCII.findall(text) == plain_ascii.findall(text)
 
 
 @pytest.mark.parametrize(
