@@ -102,20 +102,26 @@ class Tokenizer:
         lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
         if not lines:
             return np.zeros(1, dtype=np.int64)
-        text = _encodable(text)
-        data = text.encode("utf-8")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates (`_encodable`); else one encode
+            text = _encodable(text)
+            data = text.encode("utf-8")
         # encode_ordinary's tokens, straight into an array (no list of Python ints); with no
         # special token disallowed, special-token text is ordinary text, as in encode_ordinary
         tokens = self._encoding.encode_to_numpy(text, disallowed_special=())
         lengths = self._token_bytes[tokens]
-        starts = np.cumsum(lengths) - lengths
+        starts = lengths.cumsum()
+        starts -= lengths
         newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
-        # where each line's next line starts (the last line: the end of the text)
-        line_ends = np.append(newlines[: lines - 1] + 1, len(data))
-        # tokens of lines 1..i: those whose first byte lies before line i + 1 starts (one
-        # search per line, not one per token)
-        prefix = np.zeros(lines + 1, dtype=np.int64)
-        prefix[1:] = np.searchsorted(starts, line_ends, side="left")
+        # tokens of lines 1..i: those whose first byte is at or before line i's "\n" (one
+        # search per line, not one per token); every token starts before the text's end.
+        # Array methods, no appended end and no +1: numpy's function wrappers and the
+        # small arrays were most of the time of a small file's counts (session 29)
+        prefix = np.empty(lines + 1, dtype=np.int64)
+        prefix[0] = 0
+        prefix[1:lines] = starts.searchsorted(newlines[: lines - 1], side="right")
+        prefix[lines] = len(tokens)
         return prefix
 
 
