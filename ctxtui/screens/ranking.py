@@ -68,6 +68,11 @@ twice: the question's echo at once, its ranked list some 20 ms later; at 60 fram
 the list's frame waited for the next slot after the echo's, 14 ms of a 50 ms key -> list
 median (issue 7). Frames are still painted only when something changed, each costs what it
 did, and a paint takes longer than this period, so the cap rarely binds."""
+TINY_HEIGHT = 12
+"""Below this many lines (a split pane) the question bar loses its border and the meter its
+bar, one line each, so that the list keeps rows: at 20x8 the bar (3 lines), the meter (2), the
+footer and the list's border took every line and no ranked row was shown (review, session 29).
+From 12 lines the usual layout already shows two rows."""
 LOADING_TEXT = "Indexing… type your question now: the files are ranked the moment it is ready."
 
 
@@ -79,7 +84,11 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         (80, "-narrow"),
         (110, "-wide"),
     ]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # noqa: RUF012 - Textual declares it a list
+    VERTICAL_BREAKPOINTS = [  # noqa: RUF012 - Textual declares it a list
+        (0, "-tiny"),  # below TINY_HEIGHT lines the bar and the meter take one line each
+        (TINY_HEIGHT, "-short"),
+        (24, "-tall"),
+    ]
     AUTO_FOCUS = "#query-bar"
 
     def __init__(self, services: Services) -> None:

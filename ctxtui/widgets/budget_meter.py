@@ -4,7 +4,8 @@ Segment width is proportional to the file's tokens (at least one cell), the glyp
 (solid full, hatched focused, light outline), a diamond marks a pinned file, neighbouring
 segments alternate shades, and every cell past the budget is drawn in the over-budget style.
 Below the bar: "6,912 / 8,000 tokens · o200k · Markdown · 9 files" ("≈" while the count is an
-estimate), so the encoding and the format are always in view.
+estimate), so the encoding and the format are always in view; given one line (a tiny
+terminal), the meter shows the totals alone.
 """
 
 from __future__ import annotations
@@ -120,8 +121,9 @@ class BudgetMeter(Widget):
     def render(self) -> Text:
         width = self.content_region.width
         text = Text(no_wrap=True, overflow="crop", end="")
-        self._draw_bar(text, width)
-        text.append("\n")
+        if self.content_region.height >= 2:  # one line (a tiny terminal): the totals alone
+            self._draw_bar(text, width)
+            text.append("\n")
         plan = self.plan
         estimate = plan is not None and not plan.exact
         totals = self.totals_text

@@ -21,6 +21,7 @@ from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar
+from ctxtui.widgets.row_list import RowOption
 from engine.levels import level_tokens
 from engine.model import Format, Level
 from engine.plan import RICHER
@@ -423,6 +424,35 @@ async def test_small_terminal_hides_the_preview(small_repo: Path, app_factory: A
     async with app.run_test(size=(80, 24)) as pilot:
         await type_question(pilot, app, QUESTION)
         assert app.main_screen.query_one(Preview).display
+
+
+@pytest.mark.parametrize("size", [(20, 8), (30, 10), (40, 12)])
+async def test_a_tiny_terminal_still_shows_ranked_rows_and_moves_between_them(
+    small_repo: Path, app_factory: AppFactory, size: tuple[int, int]
+) -> None:
+    # review: at 20x8 the question bar (3 lines), the list's border, the meter (2) and the
+    # footer took every line: the list had no room for a single row
+    app = app_factory(small_repo)
+    async with app.run_test(size=size) as pilot:
+        await type_question(pilot, app, QUESTION)
+        await pilot.press("tab")
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        assert screen.query_one(QueryBar).region.height >= 1  # the question always stays
+
+        def rows_in_view() -> set[int]:  # rows whose lines are all on show
+            top, height = file_list.scroll_offset.y, file_list.scrollable_content_region.height
+            lines = RowOption.LINES
+            return {row for row in range(10) if top <= row * lines <= top + height - lines}
+
+        assert file_list.scrollable_content_region.height >= RowOption.LINES
+        assert file_list.highlighted == 0 and 0 in rows_in_view()
+        await pilot.press("down")
+        await pilot.pause()
+        assert file_list.highlighted == 1 and 1 in rows_in_view()
+        await pilot.press("up")
+        await pilot.pause()
+        assert file_list.highlighted == 0 and 0 in rows_in_view()
 
 
 async def test_files_changed_on_disk_are_picked_up_by_the_next_ranking(
