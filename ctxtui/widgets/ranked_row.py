@@ -27,7 +27,18 @@ ROW_PREFIX = 19 + TOKENS_CELLS + 1
 """Cells before the path: rank 4, score bar 6, level and star 9, tokens and a space."""
 REASONS_INDENT = 5
 """Cells before the reasons line."""
+PATH_CELLS = 18
+"""Cells a row's path is given at the least before the row turns narrow (a row narrower than
+ROW_PREFIX + PATH_CELLS, 46 cells): the path is what a file is picked by, so the score bar goes,
+the level shows as its key's letter and the tokens move to the reasons line; the path gets all
+but NARROW_PREFIX cells (27 at 40 columns, where the wide row left it 6: review, session 29).
+46 is the row of an 80-column terminal beside the preview, the narrowest row the snapshots fix
+(80x24, 60x20: they stay wide); the next, 50 columns, is 44 cells."""
+NARROW_PREFIX = 7
+"""Cells before the path of a narrow row: rank 4, level letter and star, a space."""
 _BADGES = {Level.FULL: "full", Level.FOCUSED: "focused", Level.OUTLINE: "outline", Level.OFF: "off"}
+_LETTERS = {Level.FULL: "f", Level.FOCUSED: "s", Level.OUTLINE: "o", Level.OFF: "x"}
+"""A narrow row's level: the letter of the key that sets it."""
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
 
@@ -97,18 +108,24 @@ def format_tokens(tokens: int | None, packed: bool) -> str:
     return text if packed else f"({text})"
 
 
-def fit_path(path: str, room: int) -> tuple[str, str]:
+def fit_path(path: str, room: int, *, middle: bool = False) -> tuple[str, str]:
     """Split a path into (folder part, file name) that fit in room cells, keeping the name.
 
     The folder loses its start first: "ctxtui/widgets/file_list.py" in 20 cells becomes
-    ("…idgets/", "file_list.py"); the name is never cut here (the row's ellipsis does that).
+    ("…idgets/", "file_list.py"), or with `middle` its middle ("ctxtu…gets/"); the name is
+    never cut here (the row's ellipsis does that).
     """
     folder, _, name = path.rpartition("/")
     prefix = f"{folder}/" if folder else ""
     if len(prefix) + len(name) <= room:
         return prefix, name
     keep = room - len(name) - 1
-    return ("…" + prefix[-keep:] if keep > 0 else ""), name
+    if keep <= 0:
+        return "", name
+    if middle:
+        head = keep // 2
+        return prefix[:head] + "…" + prefix[len(prefix) - (keep - head) :], name
+    return "…" + prefix[-keep:], name
 
 
 class RowKey(NamedTuple):
@@ -153,21 +170,38 @@ Part = tuple[str, str | None]
 
 
 def row_parts(key: RowKey, path: str) -> tuple[tuple[Part, ...], tuple[Part, ...]]:
-    """The two lines of a row as runs of text, each with its component style's name."""
-    room = key.width - ROW_PREFIX - (2 if key.pinned or key.changed else 0)
-    room -= 2 if key.secret else 0
-    folder, name = fit_path(shown_line(path, redact=key.redact), room)
+    """The two lines of a row as runs of text, each with its component style's name.
+
+    A row narrower than ROW_PREFIX + PATH_CELLS shows rank, the level's letter and the path
+    on its first line (the path's middle elided when too long) and leads its reasons line
+    with the tokens."""
     level = key.level
+    narrow = key.width < ROW_PREFIX + PATH_CELLS
+    columns: tuple[Part, ...]
+    if narrow:
+        columns = (
+            (_LETTERS[level], f"level-{level.value}"),
+            ("*" if key.chosen else " ", "user-choice"),
+            (" ", None),
+        )
+    else:
+        columns = (
+            (score_bar(key.eighths / 48), "score"),
+            (f" {_BADGES[level]}", f"level-{level.value}"),
+            ("*" if key.chosen else " ", "user-choice"),
+            (" " * (7 - len(_BADGES[level])), None),
+            (key.tokens, "tokens" if key.packed else "tokens-off"),
+        )
+    marks = (2 if key.pinned or key.changed else 0) + (2 if key.secret else 0)
+    room = key.width - (NARROW_PREFIX if narrow else ROW_PREFIX) - marks
+    folder, name = fit_path(shown_line(path, redact=key.redact), room, middle=narrow)
+    tokens = f"{key.tokens.strip()} · " if narrow and key.tokens.strip() else ""
     secret = f"{key.secret} · " if key.secret else ""
-    width = max(20, key.width - REASONS_INDENT - len(secret))
+    width = max(20, key.width - REASONS_INDENT - len(tokens) - len(secret))
     reasons = describe_reasons(key.reasons, width, redact=key.redact)
     first: tuple[Part, ...] = (
         (f"{key.number:>3} ", "rank"),
-        (score_bar(key.eighths / 48), "score"),
-        (f" {_BADGES[level]}", f"level-{level.value}"),
-        ("*" if key.chosen else " ", "user-choice"),
-        (" " * (7 - len(_BADGES[level])), None),
-        (key.tokens, "tokens" if key.packed else "tokens-off"),
+        *columns,
         (folder, "folder"),
         (name, "name"),
         (" ±" if key.changed else " ◆" if key.pinned else "", "pin"),
@@ -175,6 +209,7 @@ def row_parts(key: RowKey, path: str) -> tuple[tuple[Part, ...], tuple[Part, ...
     )
     second: tuple[Part, ...] = (
         (" " * REASONS_INDENT, None),
+        (tokens, "tokens" if key.packed else "tokens-off"),
         (secret, "secret"),
         (reasons, "reasons"),
     )

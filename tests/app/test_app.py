@@ -455,6 +455,29 @@ async def test_a_tiny_terminal_still_shows_ranked_rows_and_moves_between_them(
         assert file_list.highlighted == 0 and 0 in rows_in_view()
 
 
+async def test_at_40_columns_the_row_gives_its_path_the_room_of_the_other_columns(
+    tmp_path: Path, app_factory: AppFactory
+) -> None:
+    # review: the row's columns before the path (rank, score bar, level, tokens: 28 cells)
+    # left a 40-column list 6 cells of path, "sessi…"; the path is what a file is picked by
+    path = "services/billing/invoice_tx.py"
+    assert len(path) == 30
+    code = "def invoice_tax(total: float) -> float:\n    return total * 0.2\n"
+    repo = make_repo(tmp_path / "shop", {path: code, "README.md": "# Shop\n"})
+    app = app_factory(repo)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await type_question(pilot, app, "invoice tax")
+        file_list = app.main_screen.query_one(FileList)
+        first, second = str(file_list.get_option_at_index(0).prompt).split("\n")
+        shown = first.split(maxsplit=2)[2].rstrip()
+        head, _, tail = shown.partition("…")
+        assert shown == path or (
+            path.startswith(head) and path.endswith(tail) and tail.endswith("/invoice_tx.py")
+        )
+        assert len(shown) >= 24  # at most its middle elided, never cut to a few cells
+        assert "defines invoice_tax" in second  # the tokens lead the reasons line
+
+
 async def test_files_changed_on_disk_are_picked_up_by_the_next_ranking(
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -105,9 +105,27 @@ def test_a_five_digit_token_count_never_cuts_the_file_name() -> None:
     path = "src/textual/screen.py"
     first, second = row_content(key, path, lambda _part: Style()).plain.split("\n")
     assert len(first) <= 58 and first.endswith(" src/textual/screen.py ◆")
-    narrow = row_content(key._replace(width=44), path, lambda _part: Style()).plain
-    assert narrow.split("\n")[0].endswith(" …ual/screen.py ◆")  # the folder gives way first
+    narrow = row_content(key._replace(width=46), path, lambda _part: Style()).plain
+    assert narrow.split("\n")[0].endswith(" …xtual/screen.py ◆")  # the folder gives way first
     assert second.strip() == "no direct evidence"
+    # narrower still, the columns give way before the path: the tokens join the reasons line
+    first, second = row_content(key._replace(width=45), path, lambda _part: Style()).plain.split(
+        "\n"
+    )
+    assert first == " 14 x  src/textual/screen.py ◆"
+    assert second.strip() == "(11,430) · no direct evidence"
+
+
+def test_a_narrow_row_elides_the_middle_of_its_path_and_keeps_the_name() -> None:
+    key = RowKey(
+        number=3, level=Level.FOCUSED, chosen=True, packed=True, tokens="     174 ",
+        eighths=30, pinned=False, reasons=(), width=34,
+    )  # fmt: skip
+    path = "packages/server/src/handlers/user_profile.py"
+    first = row_content(key, path, lambda _part: Style()).plain.split("\n")[0]
+    assert first == "  3 s* packa…dlers/user_profile.py"
+    assert len(first) == 34
+    assert fit_path(path, 16, middle=True) == ("", "user_profile.py")  # the name, whole
 
 
 def test_a_row_draws_as_its_content_would_cut_with_an_ellipsis() -> None:
