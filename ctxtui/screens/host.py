@@ -36,6 +36,7 @@ from ctxtui.messages import (
 from ctxtui.screens import jobs
 from ctxtui.state import ENCODINGS, RepoState, StateStore, clamp_budget
 from ctxtui.widgets.index_status import IndexStatus
+from ctxtui.widgets.query_bar import printable_question
 from ctxtui.workspace import LazyTokenizer
 from ctxtui.workspace.notices import as_sentences, index_notices
 from ctxtui.workspace.semantic import stage_of
@@ -126,7 +127,7 @@ class WorkspaceHost(Screen[None]):
         self.first_list_shown = threading.Event()
         """Set once a first ranked list is on screen (the layer above sets it)."""
         state, self._state_notice = services.store.load()
-        self.set_reactive(WorkspaceHost.query_text, state.query)
+        self.set_reactive(WorkspaceHost.query_text, printable_question(state.query))
         self.set_reactive(WorkspaceHost.budget, state.budget)
         self.set_reactive(WorkspaceHost.fmt, state.fmt)
         self.set_reactive(WorkspaceHost.encoding, state.encoding)

@@ -27,7 +27,7 @@ from ctxtui.screens.ranking import Services
 from ctxtui.state import FORMAT_EXTENSIONS, remember, write_atomic
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview
-from ctxtui.widgets.query_bar import QueryBar
+from ctxtui.widgets.query_bar import QueryBar, printable_question
 from ctxtui.workspace.notices import as_sentences, secret_notices
 from engine.model import Level, Plan, Rendered
 from engine.shown_path import shown_line
@@ -171,7 +171,8 @@ class MainScreen(ChoicesScreen):
         if not self.history:
             self.notify("No earlier questions yet: they are kept as you ask them.", timeout=3)
             return
-        commands = [SimpleCommand(q, partial(self.use_question, q)) for q in self.history]
+        questions = dict.fromkeys(q for q in map(printable_question, self.history) if q.strip())
+        commands = [SimpleCommand(q, partial(self.use_question, q)) for q in questions]
         self.app.search_commands(commands, placeholder="Earlier questions of this repository…")
 
     def use_question(self, question: str) -> None:

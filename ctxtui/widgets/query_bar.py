@@ -49,6 +49,19 @@ TERMINAL_CODES = re.compile(
 control characters, which the bar would send to the terminal as they are."""
 
 
+LINE_BREAKS = re.compile(r"[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+"""What a question shows as a space: a tab and every line break `str.splitlines` knows."""
+
+
+def printable_question(text: str) -> str:
+    """A question as the bar shows it and the files are ranked for it: one line (a tab or a
+    line break is a space), without terminal codes or other control characters. Every text
+    the bar takes goes through it (`QueryBar.validate_value`: typed, pasted, restored,
+    recalled, picked), and the screen's question restored from the saved state; the saved
+    history keeps what was typed."""
+    return TERMINAL_CODES.sub("", LINE_BREAKS.sub(" ", text))
+
+
 def pasted_line(text: str) -> str:
     """A pasted text as the question takes it: every line kept (a stack trace's file and
     error are on its later lines), joined by spaces, without terminal codes."""
@@ -95,6 +108,11 @@ class QueryBar(RepaintOnly, Input):
             select_on_focus=False,
             id=id,
         )
+
+    def validate_value(self, value: str) -> str:
+        """The bar holds printable text only (`printable_question`): an earlier or a saved
+        question with an escape, a bell or a carriage return was drawn raw and ranked so."""
+        return printable_question(value)
 
     def _on_paste(self, event: events.Paste) -> None:
         """Input keeps a paste's first line only: keep them all (`pasted_line`)."""
@@ -153,13 +171,14 @@ class QueryBar(RepaintOnly, Input):
         back what was being typed (the draft).
         """
         target = self._recall + step
-        while 0 <= target < len(self.history) and self.history[target] == self.value:
+        history = [printable_question(question) for question in self.history]
+        while 0 <= target < len(history) and history[target] == self.value:
             target += step
-        if target < -1 or target >= len(self.history) or (target == -1 and self._recall == -1):
+        if target < -1 or target >= len(history) or (target == -1 and self._recall == -1):
             return False
         if self._recall == -1:
             self._draft = self.value
-        text = self._draft if target == -1 else self.history[target]
+        text = self._draft if target == -1 else history[target]
         self._undo.append(self.value)
         self._last_kind = None
         self._set_quietly(text)
@@ -172,4 +191,4 @@ class QueryBar(RepaintOnly, Input):
             self.value = text
         finally:
             self._quiet = False
-        self.cursor_position = len(text)
+        self.cursor_position = len(self.value)

@@ -197,6 +197,20 @@ async def settle(pilot: Pilot[Any], query: str | None = None) -> None:
     await pilot.pause()
 
 
+async def pick_in_palette(pilot: Pilot[Any], key: str, typed: str) -> None:
+    """Open a command list with `key` (ctrl+p, ctrl+r), type `typed` and take the first match."""
+    from textual.command import CommandPalette
+
+    app = pilot.app
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    await pilot.press(*typed)
+    palette = app.screen
+    assert isinstance(palette, CommandPalette)
+    await wait_until(pilot, lambda: palette._list_visible)
+    await pilot.press("enter")
+
+
 def notices(app: CtxtuiApp) -> list[str]:
     """The notifications currently held by the app."""
     return [notification.message for notification in app._notifications]

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 from textual.binding import Binding
-from textual.command import CommandPalette
 from textual.dom import DOMNode
 from textual.widgets._footer import FooterKey
 
-from app.support import settle, wait_until
+from app.support import pick_in_palette, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.commands import key_rows
 from ctxtui.screens.help import HelpScreen
@@ -86,13 +85,8 @@ async def test_palette_runs_the_same_action_as_the_key(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"session refresh")
         await settle(pilot, "session refresh")
-        await pilot.press("tab", "ctrl+p")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.press(*"outline")
-        palette = app.screen
-        assert isinstance(palette, CommandPalette)
-        await wait_until(pilot, lambda: palette._list_visible)
-        await pilot.press("enter")
+        await pilot.press("tab")
+        await pick_in_palette(pilot, "ctrl+p", "outline")
         screen = app.main_screen
         await wait_until(pilot, lambda: screen.overrides == {"auth/session.py": Level.OUTLINE})
 

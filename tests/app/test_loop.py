@@ -16,9 +16,15 @@ from typing import Any
 import pytest
 from conftest import make_repo
 from textual import events
-from textual.command import CommandPalette
 
-from app.support import REPO_FILES, count_tokenizer_loads, notices, settle, wait_until
+from app.support import (
+    REPO_FILES,
+    count_tokenizer_loads,
+    notices,
+    pick_in_palette,
+    settle,
+    wait_until,
+)
 from ctxtui.app import CtxtuiApp
 from ctxtui.commands import key_rows
 from ctxtui.screens import ranking as ranking_module
@@ -287,13 +293,7 @@ async def test_earlier_questions_come_back_with_up_and_ctrl_r_and_are_kept(
         assert query_bar.value == "session refresh"
         await pilot.press("down")
         assert query_bar.value == "tok"  # what was being typed
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.press(*"invoice")
-        palette = app.screen
-        assert isinstance(palette, CommandPalette)
-        await wait_until(pilot, lambda: palette._list_visible)
-        await pilot.press("enter")
+        await pick_in_palette(pilot, "ctrl+r", "invoice")
         await wait_until(pilot, lambda: query_bar.value == "invoice totals")
         await pilot.press("ctrl+z")
         assert query_bar.value == "tok"
@@ -301,6 +301,34 @@ async def test_earlier_questions_come_back_with_up_and_ctrl_r_and_are_kept(
         await settle(pilot, "tok")
     state, _notice = store.load()
     assert state.history == ("tok", "session refresh", "invoice totals")
+
+
+async def test_a_restored_or_recalled_question_is_shown_and_ranked_printable(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    # review: a saved question or an earlier one holding ESC, BEL, CR or NUL (a paste from an
+    # older version, a hand-edited state file) was drawn raw in the bar and ranked as it was
+    state_dir = tmp_path / "state"
+    store = StateStore(small_repo, state_dir)
+    saved = "session\x1b[31m refresh\x07"
+    earlier = ("invoice\rtotals\x00", "\x1b]0;title\x07tokens\x1bsigned")
+    store.save(RepoState(query=saved, history=earlier))
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        query_bar = app.main_screen.query_one(QueryBar)
+        await settle(pilot, "session refresh")
+        assert query_bar.value == "session refresh"
+        assert app.main_screen.answer is not None
+        assert app.main_screen.answer.query == "session refresh"
+        await pilot.press("up")
+        assert query_bar.value == "invoice totals"
+        await settle(pilot, "invoice totals")
+        await pilot.press("up")
+        assert query_bar.value == "tokenssigned"
+        await pick_in_palette(pilot, "ctrl+r", "invoice")
+        await wait_until(pilot, lambda: query_bar.value == "invoice totals")
+    state, _notice = store.load()
+    assert state.history[-2:] == earlier  # what was typed is kept; what is shown is printable
 
 
 async def test_clearing_pins_and_levels_says_so_and_u_brings_them_back(
