@@ -4,7 +4,8 @@ changes, `rank` (text and JSON), the app's list, titles and notices, the MCP ans
 A file or folder named with a secret (`token_ghp_<36 characters>.py`, an AWS key as a folder)
 would print the secret however well the file's content is redacted. Every path on show goes
 through `shown_path`: each segment that could hold a token is scanned with the very detectors
-that scan a pack's text, and each secret in it becomes `[redacted:<kind>-<4 hex digits>]`.
+that scan a pack's text, and each secret in it becomes `[redacted: <kind> #<4 hex digits>]`,
+the marker of a pack's text (engine.redact.MARKER) with a tag.
 The folders, the rest of the name and the extension stay, so that the user can still tell the
 files apart (the digits are of a hash of the secret: two files named with two secrets differ),
 and `named` finds the file again from the name shown (an agent asks for it by that name).
@@ -21,8 +22,12 @@ from functools import lru_cache
 
 from engine.model import Reason, ReasonKind, one_line, printable
 
-MARKER = "[redacted:{kind}-{digest}]"
-"""What a secret inside a file or folder name becomes where the path is shown."""
+MARKER = "[redacted: {kind} #{digest}]"
+"""What a secret inside a file or folder name becomes where the path is shown: the marker of
+a pack's text (engine.redact.MARKER: the kind as the detectors name it), so that a name reads
+alike in a pack's headings and in its diff, whose header lines are redacted as text, with a
+tag of its hash that keeps two names apart (review, session 29: it was
+`[redacted:github-token-1a2b]` beside the diff's `[redacted: GitHub token]`)."""
 
 SUSPECT = re.compile(
     r"A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA"  # AWS
@@ -115,7 +120,7 @@ def _marker(value: str, kind: str) -> str:
     digest = hashlib.blake2b(
         value.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES
     ).hexdigest()
-    return MARKER.format(kind=kind.lower().replace(" ", "-"), digest=digest)
+    return MARKER.format(kind=kind, digest=digest)
 
 
 def shown_line(path: str, *, redact: bool = True) -> str:

@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import string
 import subprocess
 import sys
@@ -50,10 +51,10 @@ def name_repo(tmp_path: Path) -> Path:
 def test_a_secret_in_a_name_is_replaced_and_the_rest_of_the_path_kept() -> None:
     shown = shown_path(TOKEN_FILE)
     assert GH_TOKEN not in shown
-    assert shown.startswith("src/token_[redacted:github-token-") and shown.endswith("].py")
+    assert shown.startswith("src/token_[redacted: GitHub token #") and shown.endswith("].py")
     assert shown == shown_path(TOKEN_FILE)  # stable
     folder = shown_path(KEY_FOLDER_FILE)
-    assert folder.startswith("[redacted:aws-access-key-") and folder.endswith("]/deploy.py")
+    assert folder.startswith("[redacted: AWS access key #") and folder.endswith("]/deploy.py")
     assert shown_path(TOKEN_FILE, redact=False) == TOKEN_FILE
 
 
@@ -129,8 +130,34 @@ def test_pack_headings_name_no_secret(
     out, err = run(capsys, *argv)
     assert not any(value in out or value in err for value in VALUES)
     assert "return old[::-1]" in out and "def deploy_rotate(target):" in out  # both packed
-    assert "src/token_[redacted:github-token-" in out
-    assert "[redacted:aws-access-key-" in out
+    assert "src/token_[redacted: GitHub token #" in out
+    assert "[redacted: AWS access key #" in out
+
+
+MARKER = re.compile(r"\[redacted:[^\]]*\]")
+"""Any redaction marker in a pack."""
+ONE_STYLE = re.compile(r"\[redacted: [A-Za-z][A-Za-z0-9 .-]*?(?: #[0-9a-f]{4})?\]")
+"""The one style of every marker a user sees (README, "Secrets"): the kind as the detectors
+name it, and in a file or folder name a tag of four hex digits that keeps two names apart."""
+
+
+def test_content_diff_and_path_markers_read_alike(
+    name_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # review: a pack's content and diff said `[redacted: GitHub token]`, its headings
+    # `[redacted: GitHub token #1a2b]`, so the same file's name read two ways in one pack
+    (name_repo / TOKEN_FILE).write_text(f'TOKEN = "{GH_TOKEN}"\n\ndef rotate_token(old):\n')
+    argv = ["pack", "rotate token", str(name_repo), "--no-cache", "--changed"]
+    out, err = run(capsys, *argv)
+    assert not any(value in out or value in err for value in VALUES)
+    heading = next(line for line in out.splitlines() if line.startswith("## `src/token_"))
+    diff_header = next(line for line in out.splitlines() if line.startswith("+++ b/src/token_"))
+    content = next(line for line in out.splitlines() if line.startswith("TOKEN = "))
+    for place in (heading, diff_header, content):
+        markers = MARKER.findall(place)
+        assert markers and all(ONE_STYLE.fullmatch(m) for m in markers), place
+    assert heading == f"## `{shown_path(TOKEN_FILE)}`"
+    assert "[redacted: GitHub token #" in shown_path(TOKEN_FILE)
 
 
 def test_no_redact_shows_the_names_as_written(
@@ -150,7 +177,7 @@ def test_the_list_of_changed_files_names_no_secret(
     argv = ["pack", "rotate token", str(name_repo), "--no-cache", "--format", fmt, "--changed"]
     out, err = run(capsys, *argv)
     assert not any(value in out or value in err for value in VALUES)
-    assert out.count("_[redacted:github-token-") >= 3  # two listed, one a heading
+    assert out.count("_[redacted: GitHub token #") >= 3  # two listed, one a heading
 
 
 def test_rank_names_no_secret_as_text_or_json(
@@ -158,7 +185,7 @@ def test_rank_names_no_secret_as_text_or_json(
 ) -> None:
     text, err = run(capsys, "rank", "rotate token deploy", str(name_repo), "--no-cache")
     assert not any(value in text or value in err for value in VALUES)
-    assert "src/token_[redacted:github-token-" in text
+    assert "src/token_[redacted: GitHub token #" in text
     data, _ = run(capsys, "rank", "rotate token deploy", str(name_repo), "--json")
     assert not any(value in data for value in VALUES)
     paths = [f["path"] for f in json.loads(data)]
@@ -233,7 +260,7 @@ async def test_the_app_list_preview_title_and_copy_name_no_secret(
     assert isinstance(clipboard, FakeClipboard)
     async with app.run_test(size=(160, 40)) as pilot:
         rows = await list_rows(app, pilot, "rotate token")
-        assert "token_[redacted:github-token-" in rows
+        assert "token_[redacted: GitHub token #" in rows
         assert not any(value in rows for value in VALUES)
         await pilot.press("tab")
         preview = app.main_screen.query_one(Preview)
@@ -242,7 +269,7 @@ async def test_the_app_list_preview_title_and_copy_name_no_secret(
         await pilot.press("c")
         await wait_until(pilot, lambda: clipboard.copies == 1)
         assert not any(value in clipboard.text for value in VALUES)
-        assert "token_[redacted:github-token-" in clipboard.text
+        assert "token_[redacted: GitHub token #" in clipboard.text
         await pilot.press("ctrl+f")
         await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
         finder = app.screen
@@ -250,7 +277,7 @@ async def test_the_app_list_preview_title_and_copy_name_no_secret(
         await pilot.press(*"deploy.py")
         await wait_until(pilot, lambda: bool(finder.matches))
         row = str(finder.query_one(FinderList).get_option_at_index(0).prompt)
-        assert "[redacted:aws-access-key-" in row and AWS_KEY not in row
+        assert "[redacted: AWS access key #" in row and AWS_KEY not in row
         await pilot.press("enter")
         await wait_until(pilot, lambda: any(n.startswith("Pinned") for n in notices(app)))
         assert not any(value in n for n in notices(app) for value in VALUES)
@@ -283,7 +310,7 @@ def test_only_a_reason_that_names_a_file_is_scanned_as_a_path(
         (heading, Reason(ReasonKind.IMPORTS, TOKEN_FILE), Reason(ReasonKind.WORD, "it's"))
     )
     assert "What's next?" in line and "it's" in line
-    assert "token_[redacted:github-token-" in line and GH_TOKEN not in line
+    assert "token_[redacted: GitHub token #" in line and GH_TOKEN not in line
 
     def no_scan() -> None:
         raise AssertionError("a word or heading was scanned as a path")
