@@ -42,6 +42,7 @@ from engine.diff_section import CHANGES_SHARE, ChangesSection, fit_changes
 from engine.model import SecretFound
 from engine.pack import section_tokens
 from engine.rank import DEFAULT_WEIGHTS, RankWeights
+from engine.render import file_content
 from engine.semantic.embedder import SemanticUnavailable
 
 if TYPE_CHECKING:
@@ -430,13 +431,10 @@ class Workspace:
         """One file's content at its planned level, as the pack shows it (secrets redacted
         unless `redact` is off)."""
         index = self.index
-        parsed = index.files[entry.file_id]
-        text = self._texts.read(index, parsed.path)
-        content = engine.render_level(
-            parsed, text, entry.level, entry.matched_declarations, line_numbers=line_numbers,
-            best_lines=entry.best_lines,
-        )  # fmt: skip
-        return self.redact_text(content, parsed.path, original=text, redact=redact)[0]
+        content, text = file_content(
+            entry, index, partial(self._texts.read, index), line_numbers, None
+        )  # a file gone from disk since indexing: the note the pack carries
+        return self.redact_text(content, entry.path, original=text, redact=redact)[0]
 
     def redact_text(
         self, text: str, path: str, *, original: str = "", redact: bool = True

@@ -90,7 +90,7 @@ def render(
         views: files' views at their levels kept from earlier renderings (read and filled
             here), keyed by the file's path and mtime and what the view shows of it.
     """
-    read = [_file_content(entry, index, read_text, line_numbers, views) for entry in plan.entries]
+    read = [file_content(entry, index, read_text, line_numbers, views) for entry in plan.entries]
     contents = [content for content, _text in read]
     found: list[SecretFound] = []
     query = plan.query
@@ -186,14 +186,15 @@ def _as_one_diff(
     return shifted
 
 
-def _file_content(
+def file_content(
     entry: PlanEntry,
     index: Index,
     read_text: Callable[[str], str],
     line_numbers: bool,
     views: MutableMapping[tuple[object, ...], str] | None,
 ) -> tuple[str, str]:
-    """A file's content at its level, and the whole text it was cut from ("" if unreadable)."""
+    """A file's content at its level, and the whole text it was cut from ("" if unreadable:
+    the content then says so). The pack and the app's preview (Workspace.render_file)."""
     file = index.files[entry.file_id]
     try:
         text = read_text(entry.path)

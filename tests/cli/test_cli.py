@@ -665,6 +665,22 @@ def test_workspace_serves_a_changed_file_fresh_after_a_refresh(tmp_path: Path) -
     assert "return 22" in workspace.render_file(again)
 
 
+def test_the_preview_of_a_file_gone_from_disk_says_so_as_the_pack_does(tmp_path: Path) -> None:
+    # review: the app reopened on a file renamed since (ranked from the saved index before the
+    # stat check) failed the preview's worker: "Could not show the preview: No such file or
+    # directory", in red for 8 s, where the pack notes that the file could not be read
+    from ctxtui.workspace import Workspace
+    from engine import Session
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def alpha():\n    return 1\n")
+    workspace = Workspace.open(repo, use_cache=False)
+    entry = workspace.plan(workspace.rank("alpha", Session()), 8000, Session()).entries[0]
+    (repo / "a.py").rename(repo / "b.py")
+    assert workspace.render_file(entry) == "# … file could not be read: No such file or directory\n"
+
+
 def test_a_file_name_that_is_not_utf8_is_indexed_ranked_and_packed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
