@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 
 from ctxtui.path_search import PathMatch, is_glob, search_paths
 from ctxtui.widgets.file_list import level_key
+from ctxtui.widgets.ordered_input import OrderedInput
 from engine.model import Level, one_line
 from engine.shown_path import shown_line
 
@@ -74,7 +75,7 @@ class FinderScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="finder-dialog"):
             yield Label(f"Find a file · {len(self.host.paths):,} indexed", id="finder-title")
-            yield Input(
+            yield OrderedInput(
                 self._query,
                 placeholder="a few letters of a name, or a glob: src/**/*.ts",
                 id="finder-input",

@@ -16,6 +16,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from ctxtui.widgets.ordered_input import OrderedInput
+
 
 def accept_anything(_text: str) -> str:
     """A check that accepts every answer."""
@@ -46,7 +48,7 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-dialog"):
             yield Label(self._title, id="prompt-title")
-            yield Input(self._value, id="prompt-input", select_on_focus=True)
+            yield OrderedInput(self._value, id="prompt-input", select_on_focus=True)
             yield Label(self._hint, id="prompt-hint")
             yield Label("", id="prompt-error")
 

@@ -15,8 +15,8 @@ from typing import ClassVar, Literal
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.reactive import var
-from textual.widgets import Input
 
+from ctxtui.widgets.ordered_input import OrderedInput
 from ctxtui.widgets.repaint_only import RepaintOnly
 
 UNDO_LIMIT = 200
@@ -69,7 +69,7 @@ def pasted_line(text: str) -> str:
     return " ".join(line for line in lines if line)
 
 
-class QueryBar(RepaintOnly, Input):
+class QueryBar(RepaintOnly, OrderedInput):
     """Where the question is typed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -211,6 +211,19 @@ async def pick_in_palette(pilot: Pilot[Any], key: str, typed: str) -> None:
     await pilot.press("enter")
 
 
+def burst(app: CtxtuiApp, *keys: str) -> None:
+    """Send keys as a terminal does when they pile up (typed while a frame was busy): all at
+    once, without waiting for the app between them as `Pilot.press` does."""
+    from textual import events
+
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        driver.send_message(event)
+
+
 def notices(app: CtxtuiApp) -> list[str]:
     """The notifications currently held by the app."""
     return [notification.message for notification in app._notifications]

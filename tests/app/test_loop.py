@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 from conftest import make_repo
 from textual import events
+from textual.widgets import Input
 
 from app.support import (
     REPO_FILES,
+    burst,
     count_tokenizer_loads,
     notices,
     pick_in_palette,
@@ -28,6 +30,7 @@ from app.support import (
 from ctxtui.app import CtxtuiApp
 from ctxtui.commands import key_rows
 from ctxtui.screens import ranking as ranking_module
+from ctxtui.screens.finder import FinderScreen
 from ctxtui.state import RepoState, StateStore
 from ctxtui.widgets import file_list as file_list_module
 from ctxtui.widgets import preview as preview_module
@@ -329,6 +332,31 @@ async def test_a_restored_or_recalled_question_is_shown_and_ranked_printable(
         await wait_until(pilot, lambda: query_bar.value == "invoice totals")
     state, _notice = store.load()
     assert state.history[-2:] == earlier  # what was typed is kept; what is shown is printable
+
+
+async def test_keys_typed_in_a_burst_edit_the_question_in_the_order_typed(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # review: keys that pile up while a frame is busy (a ranking, a repaint) arrive together;
+    # the bar's bound keys (backspace, arrows) went to the app and back before their action
+    # ran, so the letters typed after them went in first: "backspace backspace x y" on
+    # "option list" gave "option list" (Textual #6605)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"option list")
+        await settle(pilot, "option list")
+        query_bar = app.main_screen.query_one(QueryBar)
+        burst(app, "backspace", "backspace", "x", "y")
+        await settle(pilot, "option lixy")
+        burst(app, "left", "left", "z", "home", "delete", "O")
+        await settle(pilot, "Option lizxy")
+        assert query_bar.cursor_position == 1
+        await pilot.press("ctrl+f")  # the finder's box too
+        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
+        burst(app, *"strx", "backspace", *"ngs")
+        box = app.screen.query_one("#finder-input", Input)
+        await wait_until(pilot, lambda: len(box.value) >= 6)
+        assert box.value == "strngs"
 
 
 async def test_clearing_pins_and_levels_says_so_and_u_brings_them_back(
