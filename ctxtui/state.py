@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Mapping
@@ -199,6 +200,48 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def write_output(name: str, text: str) -> None:
+    """Write a pack where the user asked (`pack -o FILE`, the app's save): a file is written
+    whole or not at all, through a temporary file in its folder renamed over it (a full disk
+    leaves the old file, not half a pack), keeping the old file's mode and the link that
+    points at it; a device or pipe (/dev/stdout) is written to as it is, and so is a file
+    whose folder takes no new file.
+
+    Raises:
+        OSError: the text could not be written.
+    """
+    target = Path(os.path.realpath(name))
+    try:
+        mode: int | None = target.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        target.write_text(text, encoding="utf-8", errors="replace")  # a device, a folder...
+        return
+    try:
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    except OSError:
+        if mode is None:
+            raise
+        target.write_text(text, encoding="utf-8", errors="replace")
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as stream:
+            stream.write(text)
+        os.chmod(temp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def clamp_budget(budget: int) -> int:

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import stat
 import sys
-import tempfile
 from pathlib import Path
 
 from ctxtui.cli.common import (
@@ -21,52 +17,11 @@ from ctxtui.cli.common import (
 )
 from ctxtui.errors import UsageFailure
 from ctxtui.settings import pack_choices
-from ctxtui.state import FORMAT_EXTENSIONS
+from ctxtui.state import FORMAT_EXTENSIONS, write_output
 from ctxtui.workspace import ReadWriteGate, build_pack, working_changes
 from ctxtui.workspace.notices import secret_notices
 from engine import EngineError, Format, UsageError
 from engine.changes import Changes
-
-
-def write_output(name: str, text: str) -> None:
-    """Write `-o FILE`: a file is written whole or not at all, through a temporary file in its
-    folder renamed over it (a full disk leaves the old file, not half a pack), keeping the
-    old file's mode and the link that points at it; a device or pipe (/dev/stdout) is written
-    to as it is, and so is a file whose folder takes no new file.
-
-    Raises:
-        OSError: the text could not be written.
-    """
-    target = Path(os.path.realpath(name))
-    try:
-        mode: int | None = target.stat().st_mode
-    except FileNotFoundError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode):
-        target.write_text(text, encoding="utf-8", errors="replace")  # a device, a folder...
-        return
-    try:
-        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    except OSError:
-        if mode is None:
-            raise
-        target.write_text(text, encoding="utf-8", errors="replace")
-        return
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as stream:
-            stream.write(text)
-        os.chmod(temp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def run_pack(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ from ctxtui.screens.finder import FinderHost, FinderScreen
 from ctxtui.screens.footer_keys import shown_when_wide
 from ctxtui.screens.prompt import PromptScreen
 from ctxtui.screens.ranking import Services
-from ctxtui.state import FORMAT_EXTENSIONS, remember, write_atomic
+from ctxtui.state import FORMAT_EXTENSIONS, remember, write_output
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar, printable_question
@@ -296,7 +296,8 @@ class MainScreen(ChoicesScreen):
     ) -> None:
         """Render (unless current and no packed file changed on disk) and write the pack."""
         rendered = jobs.fresh_pack(workspace, self.gate, answer.query, choices, current)
-        write_atomic(target, rendered.text)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_output(str(target), rendered.text)  # as `pack -o`: a link, a device, a mode kept
         self.post_message(PackSaved(target, rendered))
 
     @on(PackSaved)

@@ -7,11 +7,14 @@ output; a real round trip goes through xclip on an Xvfb display when those are i
 from __future__ import annotations
 
 import base64
+import os
+import stat
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from app.support import FakeClipboard, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
@@ -170,3 +173,37 @@ async def test_ctrl_s_saves_the_pack_to_the_named_file(
         files = "file" if rendered.files == 1 else "files"
         saved = f"Saved {rendered.tokens:,} tokens, {rendered.files} {files} to {target}"
         assert saved in notices(app)
+
+
+async def test_ctrl_s_writes_as_pack_o_does_through_a_link_and_names_a_folder_it_cannot(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    # review: the app saved by renaming a temporary file over the target, so a link to the
+    # pack was replaced by a file (and, for root, a device such as /dev/full by a file), a
+    # new pack was readable by its owner only, and a folder's error named the temporary file
+    kept = tmp_path / "notes" / "pack.md"
+    kept.parent.mkdir()
+    kept.write_text("old\n")
+    link = tmp_path / "latest.md"
+    link.symlink_to(kept)
+    folder = tmp_path / "a folder"
+    folder.mkdir()
+    new = tmp_path / "new" / "pack.md"
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*QUESTION)
+        await settle(pilot, QUESTION)
+        screen = app.main_screen
+        for target in (link, folder, new):
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: app.screen is not screen)
+            app.screen.query_one("#prompt-input", Input).value = str(target)
+            count = len(notices(app))
+            await pilot.press("enter")
+            await wait_until(pilot, lambda count=count: len(notices(app)) > count)
+        rendered = expected_pack(app)
+        assert link.is_symlink() and kept.read_text("utf-8") == rendered.text
+        assert f"Is a directory: {folder}" in notices(app)
+        umask = os.umask(0o022)
+        os.umask(umask)
+        assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~umask
