@@ -276,7 +276,7 @@ class MainScreen(ChoicesScreen):
         current = self._current_pack()
 
         def save(answer_text: str | None) -> None:
-            if answer_text:
+            if answer_text and answer_text.strip():  # a name of spaces, like none, saves nothing
                 target = Path(answer_text).expanduser()
                 self.run_save(workspace, answer, choices, current, Path.cwd() / target)
 
