@@ -4,7 +4,9 @@ It draws the ranking and the plan it is given and asks for changes with messages
 ranks or plans. Where the cursor goes follows where the person is working: while the list has
 no focus (the question is being typed), every new ranking shows rank 1 highlighted at the top;
 while the list has focus, rows keep their places (a pin or a level moves nothing under the
-cursor) until the question changes. A plan alone redraws the changed rows in place.
+cursor) until the question changes. A plan alone redraws the changed rows in place. A level
+or pin key pressed in the list before its first rows arrive (tab and a key typed in one breath
+after the question) waits for them and acts on rank 1.
 """
 
 from __future__ import annotations
@@ -139,6 +141,10 @@ class FileList(RowList):
         self._paths: list[str] = []
         self._rows: list[RowKey] = []
         self._all_rows = False
+        self._waiting: list[Callable[[str], Message]] = []
+        """Requests of keys pressed while the list had no rows, for its first row once the
+        rows come (review, session 29: they were dropped, so `tab p` typed right after the
+        question pinned nothing)."""
         self.shown_ranking: Ranking | None = None
         """The ranking the rows were last built from (what is on screen once painted)."""
 
@@ -164,6 +170,9 @@ class FileList(RowList):
 
     def on_focus(self) -> None:
         self.list_all()
+
+    def on_blur(self) -> None:
+        self._waiting.clear()  # back to the question: a key left waiting is not for its rows
 
     def list_all(self) -> None:
         """Build the rows past the first screens too (the typing has paused, or the list
@@ -233,6 +242,8 @@ class FileList(RowList):
             empty = Content.styled(self.empty_text, self._style("empty"))
             self.set_options([Option(empty, disabled=True)])
             self.post_message(self.Highlighted(None))
+            if ranking is not None:
+                self._waiting.clear()  # an answer with no file: nothing for the keys to act on
             return
         self.set_options(
             RowOption(row, ranked.path, style) for row, ranked in zip(rows, files, strict=True)
@@ -241,6 +252,18 @@ class FileList(RowList):
             self._show_top()
         else:
             self.highlighted = paths.index(keep)
+        self._act_on_waiting()
+
+    def _act_on_waiting(self) -> None:
+        """Send the requests of keys pressed before the rows came, for the row under the
+        cursor (rank 1), in the order pressed."""
+        if not self._waiting:
+            return
+        waiting, self._waiting = self._waiting, []
+        path = self.highlighted_path
+        if path is not None and self.has_focus:
+            for request in waiting:
+                self.post_message(request(path))
 
     def _show_top(self) -> None:
         """Highlight rank 1 with the view at the top of the list."""
@@ -294,10 +317,16 @@ class FileList(RowList):
 
     def action_request_level(self, level: str) -> None:
         """Ask for a level for the highlighted file ('auto' for automatic)."""
-        if (path := self.highlighted_path) is not None:
-            self.post_message(self.LevelRequested(path, None if level == "auto" else Level(level)))
+        chosen = None if level == "auto" else Level(level)
+        self._request(lambda path: self.LevelRequested(path, chosen))
 
     def action_request_pin(self) -> None:
         """Ask to pin or unpin the highlighted file."""
+        self._request(self.PinRequested)
+
+    def _request(self, request: Callable[[str], Message]) -> None:
+        """Send a request for the highlighted file; with no rows yet, once they come."""
         if (path := self.highlighted_path) is not None:
-            self.post_message(self.PinRequested(path))
+            self.post_message(request(path))
+        else:
+            self._waiting.append(request)

@@ -427,6 +427,33 @@ async def test_typing_while_the_first_index_runs_ranks_the_question_when_it_is_r
         assert first.files[0].path == "auth/session.py" and file_list.highlighted == 0
 
 
+async def test_a_pin_and_a_level_pressed_before_the_first_rows_act_on_rank_1(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)  # the first index: the list has no rows yet
+        return Workspace.open(root, **options)
+
+    app = app_factory(small_repo, workspace_factory=slow_open)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        await pilot.press(*"refresh", "tab", "p", "o")  # in one breath after the question
+        assert file_list.has_focus and file_list.highlighted_path is None
+        assert screen.pinned == set() and screen.overrides == {}
+        release.set()
+        await wait_until(pilot, lambda: bool(screen.pinned))
+        await settle(pilot)
+        top = file_list.get_option_at_index(0).id
+        assert top == "auth/session.py" and file_list.highlighted == 0
+        assert screen.pinned == {top} and screen.overrides == {top: Level.OUTLINE}
+        await pilot.press("tab", "s", "tab")  # back to the question and again: nothing waits
+        await settle(pilot, "refreshs")
+        assert screen.pinned == {top} and screen.overrides == {top: Level.OUTLINE}
+
+
 async def test_the_encoding_switches_at_once_and_no_press_is_lost(
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
