@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len, get_character_cell_size, set_cell_size
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.content import Content
@@ -113,19 +113,38 @@ def fit_path(path: str, room: int, *, middle: bool = False) -> tuple[str, str]:
 
     The folder loses its start first: "ctxtui/widgets/file_list.py" in 20 cells becomes
     ("…idgets/", "file_list.py"), or with `middle` its middle ("ctxtu…gets/"); the name is
-    never cut here (the row's ellipsis does that).
+    never cut here (the row's ellipsis does that). Widths are terminal cells: a CJK character
+    takes two (counted as one, a wide folder pushed the file's name past the row's end).
     """
     folder, _, name = path.rpartition("/")
     prefix = f"{folder}/" if folder else ""
-    if len(prefix) + len(name) <= room:
+    width = len if path.isascii() else cell_len  # ASCII: a cell a character, the usual case
+    if width(prefix) + width(name) <= room:
         return prefix, name
-    keep = room - len(name) - 1
+    keep = room - width(name) - 1
     if keep <= 0:
         return "", name
     if middle:
         head = keep // 2
-        return prefix[:head] + "…" + prefix[len(prefix) - (keep - head) :], name
-    return "…" + prefix[-keep:], name
+        return _cells_from_start(prefix, head) + "…" + _cells_from_end(prefix, keep - head), name
+    return "…" + _cells_from_end(prefix, keep), name
+
+
+def _cells_from_start(text: str, cells: int) -> str:
+    """The longest start of `text` that fits in `cells` cells."""
+    if text.isascii():
+        return text[: max(cells, 0)]
+    used = 0
+    for at, char in enumerate(text):
+        used += get_character_cell_size(char)
+        if used > cells:
+            return text[:at]
+    return text
+
+
+def _cells_from_end(text: str, cells: int) -> str:
+    """The longest end of `text` that fits in `cells` cells."""
+    return _cells_from_start(text[::-1], cells)[::-1]
 
 
 class RowKey(NamedTuple):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.color import Color
 from textual.style import Style
 
@@ -69,6 +70,21 @@ def test_long_paths_lose_the_start_of_their_folder() -> None:
     assert fit_path("auth/session.py", 40) == ("auth/", "session.py")
     assert fit_path("ctxtui/widgets/file_list.py", 20) == ("…idgets/", "file_list.py")
     assert fit_path("deep/very_long_file_name.py", 10) == ("", "very_long_file_name.py")
+
+
+def test_a_path_of_wide_characters_is_fitted_by_cells_and_keeps_its_name() -> None:
+    path = "データ/モジュール/設定.py"  # 25 cells, 15 characters
+    folder, name = fit_path(path, 14)
+    assert (folder, name) == ("…ール/", "設定.py")
+    assert cell_len(folder + name) <= 14
+    assert fit_path(path, 14, middle=True) == ("デ…ル/", "設定.py")
+    assert fit_path(path, 25) == ("データ/モジュール/", "設定.py")
+    key = RowKey(
+        number=3, level=Level.FOCUSED, chosen=False, packed=True, tokens="     174 ",
+        eighths=30, pinned=False, reasons=(), width=34,
+    )  # fmt: skip
+    first = row_content(key, path, lambda _part: Style()).plain.split("\n")[0]
+    assert first.endswith("設定.py") and cell_len(first) <= 34
 
 
 def test_meter_segments_are_proportional_to_tokens() -> None:
