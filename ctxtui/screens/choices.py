@@ -249,6 +249,11 @@ class ChoicesScreen(RankingScreen):
         announce, self._announce_changes = self._announce_changes, False
         if announce and message.changes is None:
             self.notify(message.notice, title="Changes", timeout=4)
+            # just pressed, and nothing can be packed here (not a git work tree): the setting
+            # goes back off rather than stay on, saved, for every later open (review, session
+            # 29); a saved "on" that fails at an open is kept, as the person chose it
+            self.changed = False
+            return
         elif announce and message.changes is not None:
             count = len(message.changes.files)
             self.notify(

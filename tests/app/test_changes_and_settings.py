@@ -69,6 +69,9 @@ async def test_pressing_d_outside_git_says_there_is_nothing_to_pack(
         await settle(pilot)
         assert app.main_screen.packed is not None
         assert "## Changes" not in app.main_screen.packed[2].text
+        assert app.main_screen.changed is False  # nothing to pack: the setting went back off
+        app.main_screen.save_state()
+        assert json.loads(app.main_screen.services.store.path.read_text())["changed"] is False
 
 
 async def test_settings_give_a_new_repository_its_budget_and_format(
