@@ -105,9 +105,7 @@ class PackReady(Message):
 class PreviewReady(Message):
     """The preview of one file was rendered and highlighted."""
 
-    def __init__(
-        self, key: tuple[object, ...], text: Content, rest: tuple[str, ...] = ()
-    ) -> None:
+    def __init__(self, key: tuple[object, ...], text: Content, rest: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.key = key
         """What was asked (path, level, tokens, words); answers to older asks are dropped."""

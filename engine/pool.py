@@ -225,9 +225,7 @@ class Aside(Generic[Result]):
     Its result always travels back pickled. Like a pool worker, it dies with its parent.
     """
 
-    def __init__(
-        self, function: Callable[..., Result], *args: Any, enabled: bool = True
-    ) -> None:
+    def __init__(self, function: Callable[..., Result], *args: Any, enabled: bool = True) -> None:
         self._work = (function, args)
         self._pool: ProcessPoolExecutor | None = None
         self._future: Future[Result] | None = None

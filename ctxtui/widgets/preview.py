@@ -149,7 +149,6 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
         self.refresh()
         self._want_whole()
 
-
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self._want_whole()

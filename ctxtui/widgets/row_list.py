@@ -92,7 +92,6 @@ class RowList(RepaintOnly, OptionList):
             self.virtual_size = virtual_size
             self._scroll_update(virtual_size)
 
-
     def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
         """A row's strips, drawn from its parts (see RowOption), cached like OptionList's."""
         if not isinstance(option, RowOption):

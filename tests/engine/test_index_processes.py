@@ -72,9 +72,7 @@ def test_imports_resolved_aside_give_the_same_cache_file(
         monkeypatch.setattr(engine.assemble, "ASIDE_MIN_FILES", aside_from)
         monkeypatch.setattr(engine.assemble, "ASIDE_MAX_FILES", aside_to)
         cache_dir = tmp_path / f"cache-{aside_from}-{aside_to}"
-        index, _ = build_index(
-            repo, cache_dir=cache_dir, workers=1, tokenizer=shared_tokenizer()
-        )
+        index, _ = build_index(repo, cache_dir=cache_dir, workers=1, tokenizer=shared_tokenizer())
         assert len(index.edges) > 60
         caches.append(store.cache_file(cache_dir, "o200k_base").read_bytes())
     assert caches[0] == caches[1] == caches[2]

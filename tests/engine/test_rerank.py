@@ -198,7 +198,7 @@ def test_code_in_a_language_the_parser_lacks_is_still_code(tmp_path: Path) -> No
             "  File.readlines(path)\nend\n"
         ),
         "tools/cart.sh": "#!/bin/sh\necho cart total coupon\n",
-        "app/cart.gradle.kts": "// cart total coupon\nplugins { kotlin(\"jvm\") }\n",
+        "app/cart.gradle.kts": '// cart total coupon\nplugins { kotlin("jvm") }\n',
     }
     index = index_repo(make_repo(tmp_path / "kotlin", repo))[0]
     question = "cart total ignores the coupon discount"
