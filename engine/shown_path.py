@@ -21,10 +21,12 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from engine.model import Reason, ReasonKind, one_line, printable
+from engine.redact import MARKER as TEXT_MARKER
 
-MARKER = "[redacted: {kind} #{digest}]"
-"""What a secret inside a file or folder name becomes where the path is shown: the marker of
-a pack's text (engine.redact.MARKER: the kind as the detectors name it), so that a name reads
+MARKER = TEXT_MARKER.replace("{kind}]", "{kind} #{digest}]")
+"""What a secret inside a file or folder name becomes where the path is shown,
+`[redacted: <kind> #<digest>]`: the marker of a pack's text (engine.redact.MARKER, derived
+from it here; the kind as the detectors name it), so that a name reads
 alike in a pack's headings and in its diff, whose header lines are redacted as text, with a
 tag of its hash that keeps two names apart (review, session 29: it was
 `[redacted:github-token-1a2b]` beside the diff's `[redacted: GitHub token]`)."""
