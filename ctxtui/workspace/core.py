@@ -485,7 +485,8 @@ class Workspace:
         Loads the new tokenizer (or takes `tokenizer`, perhaps loaded ahead in the background)
         and counts only those files again; every other file keeps its count in the current
         encoding (a few per cent off) until `with_encoding` has indexed them all. Nothing is
-        parsed, so this takes a fraction of a second once the tokenizer is loaded.
+        parsed, so this takes a fraction of a second once the tokenizer is loaded. The
+        semantic stage is this one's (files mean the same in any encoding).
         """
         from engine.recount import recount  # deliberate: only an encoding switch needs it
 
@@ -505,13 +506,15 @@ class Workspace:
             options=self.options,
             cache_dir=self.cache_dir,
             tuning=self.tuning,
+            semantic=self.semantic,  # what a file means does not depend on the encoding
         )
         workspace._texts = self._texts  # same files: the texts read so far still hold
         workspace.secrets = self.secrets
         return workspace
 
     def with_encoding(self, encoding: str) -> Workspace:
-        """The same repository counted in another encoding (re-opens; slow the first time)."""
+        """The same repository counted in another encoding (re-opens; slow the first time),
+        with this workspace's semantic stage."""
         switched = Workspace.open(
             self.root,
             encoding=encoding,
@@ -519,7 +522,9 @@ class Workspace:
             options=self.options,
             tuning=self.tuning,
             tokenizer=self._tokenizer,
+            semantic=False,  # this one's: a stage of its own would load the model again
         )
+        switched.semantic = self.semantic  # (vectors, question vectors, the background run)
         switched.secrets = self.secrets  # loaded once per process is enough
         switched._texts = self._texts
         return switched
