@@ -16,9 +16,10 @@ from enum import Enum
 from pathlib import Path
 
 from engine.errors import UsageError
+from engine.file_open import open_regular
 from engine.gitcmd import DIFF_SAFETY, filter_safety, git_output
 from engine.model import printable
-from engine.skip_rules import is_secret_name
+from engine.skip_rules import OWN_HEADER_WITHIN, is_own_pack, is_secret_name
 
 EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The empty tree: the base of a repository with no commit yet (sha1 repositories)."""
@@ -28,6 +29,11 @@ BINARY_SNIFF = 8192
 """Bytes read to decide whether an untracked file is binary (a NUL byte among them)."""
 SECRET_DIFF_NOTE = "… secret file: its diff left out (--include-secret NAME packs it)\n"
 """Written under the header of a secret file's diff in place of its hunks."""
+PACK_DIFF_NOTE = "… a pack ctxtui wrote: its diff left out, as the pack leaves the file out\n"
+"""Written under the header of the diff of a pack written into the repository (`pack -o`):
+its hunks would put an old pack, old copies of files and all, into the new one."""
+PACK_SNIFF_BYTES = OWN_HEADER_WITHIN + 4096
+"""Bytes of a changed file read to tell a pack (its header starts within OWN_HEADER_WITHIN)."""
 
 
 class ChangeStatus(str, Enum):
@@ -113,7 +119,7 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
     listed = _git(root, *filters, "diff", *DIFF_SAFETY, "--name-status", "-z", *diff_args)
     patch = _git(root, *filters, "diff", *DIFF_SAFETY, "--no-color", "--unified=3", *diff_args)
     untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-    files = _tracked_changes(listed or b"", patch or b"")
+    files = [_unless_own_pack(root, f) for f in _tracked_changes(listed or b"", patch or b"")]
     files += [_untracked(root, os.fsdecode(raw)) for raw in (untracked or b"").split(b"\0") if raw]
     return Changes(
         base=base or "HEAD", base_commit=base_commit, files=tuple(sorted(files, key=_by_path))
@@ -255,6 +261,23 @@ def _file_blocks(patch: str) -> Sequence[str]:
     return [patch[start:end] for start, end in zip(starts, ends[: len(starts)], strict=True)]
 
 
+def _unless_own_pack(root: str, changed: ChangedFile) -> ChangedFile:
+    """The changed file, or its header and a note in place of its hunks when the work tree
+    holds a pack ctxtui wrote under its name (as the scan, which leaves such files out)."""
+    if changed.status is ChangeStatus.DELETED or not changed.hunks:
+        return changed
+    try:
+        with open_regular(os.path.join(root, changed.path)) as stream:
+            head = stream.read(PACK_SNIFF_BYTES)
+    except OSError:
+        return changed
+    return _pack_noted(changed) if is_own_pack(head) else changed
+
+
+def _pack_noted(changed: ChangedFile) -> ChangedFile:
+    return replace(changed, hunks=(), header=changed.header + PACK_DIFF_NOTE, binary=False)
+
+
 def _is_binary_header(header: str) -> bool:
     return any(
         line.startswith(("Binary files ", "GIT binary patch")) for line in header.splitlines()
@@ -287,4 +310,5 @@ def _untracked(root: str, path: str) -> ChangedFile:
     if not lines:
         return ChangedFile(path, ChangeStatus.UNTRACKED, header=header)
     hunk = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines)
-    return ChangedFile(path, ChangeStatus.UNTRACKED, header=header, hunks=(hunk,))
+    changed = ChangedFile(path, ChangeStatus.UNTRACKED, header=header, hunks=(hunk,))
+    return _pack_noted(changed) if is_own_pack(data) else changed

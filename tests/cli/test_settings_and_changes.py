@@ -244,6 +244,35 @@ def test_pack_changed_pins_the_changes_and_adds_their_diff(
     assert "+def refund(cart):" in document["changes"]["diff"]
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+def test_pack_changed_leaves_out_the_diff_of_a_pack_ctxtui_wrote_into_the_repository(
+    shop: Path, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pack written into the repository is left out of the next pack, and so is its diff
+    (review: `pack -o context.md` then `pack --changed` put the whole old pack in the Changes
+    section as an untracked file, 1,479 of its 1,721 tokens, old copies of files and all)."""
+    out = shop / f"context.{ {'markdown': 'md'}.get(fmt, fmt) }"
+    assert main(["pack", "add to cart", str(shop), "--format", fmt, "-o", str(out)]) == 0
+    subprocess.run(["git", "add", out.name], cwd=shop, check=True)  # kept: a tracked pack too
+    subprocess.run(["git", "commit", "-qm", "the pack"], cwd=shop, check=True)
+    assert main(["pack", "pay the cart", str(shop), "--format", fmt, "-o", str(out)]) == 0
+    (shop / "shop" / "coupon.py").write_text("def coupon():\n    return 5\n")
+    (shop / "notes").mkdir()
+    assert (
+        main(["pack", "coupon", str(shop), "--format", fmt, "-o", str(shop / "notes" / out.name)])
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["pack", "coupon", str(shop), "--changed", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    diff = document["changes"]["diff"]
+    listed = [f["path"] for f in document["changes"]["files"]]
+    assert listed == [out.name, f"notes/{out.name}", "shop/coupon.py"]  # still listed
+    assert diff.count("… a pack ctxtui wrote: its diff left out") == 2
+    assert "+def coupon():" in diff
+    assert "add_to_cart" not in diff and "cart.append" not in diff  # no old file content
+
+
 def test_pack_changed_with_a_base_branch(shop: Path, capsys: pytest.CaptureFixture[str]) -> None:
     subprocess.run(["git", "checkout", "-q", "-b", "work"], cwd=shop, check=True)
     (shop / "shop" / "cart.py").write_text(FILES["shop/cart.py"] + "# reviewed\n")
