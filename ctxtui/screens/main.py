@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.command import SimpleCommand
 
 from ctxtui import clipboard
-from ctxtui.messages import Answer, PackDelivered, PackSaved
+from ctxtui.messages import Answer, PackDelivered, PackSaved, WorkspaceRefreshed
 from ctxtui.screens import jobs
 from ctxtui.screens.choices import ChoicesScreen
 from ctxtui.screens.finder import FinderHost, FinderScreen
@@ -246,7 +246,9 @@ class MainScreen(ChoicesScreen):
         terminal: object,
     ) -> None:
         """Render (unless current and no packed file changed on disk) and deliver the pack."""
-        rendered = jobs.fresh_pack(workspace, self.gate, answer.query, choices, current)
+        rendered, moved = jobs.fresh_pack(workspace, self.gate, answer.query, choices, current)
+        if moved:  # the list and the meter follow the tree the copy was made from
+            self.post_message(WorkspaceRefreshed(True, automatic=True))
         result = clipboard.deliver(
             rendered.text,
             FORMAT_EXTENSIONS[rendered.fmt],
@@ -295,7 +297,9 @@ class MainScreen(ChoicesScreen):
         target: Path,
     ) -> None:
         """Render (unless current and no packed file changed on disk) and write the pack."""
-        rendered = jobs.fresh_pack(workspace, self.gate, answer.query, choices, current)
+        rendered, moved = jobs.fresh_pack(workspace, self.gate, answer.query, choices, current)
+        if moved:
+            self.post_message(WorkspaceRefreshed(True, automatic=True))
         target.parent.mkdir(parents=True, exist_ok=True)
         write_output(str(target), rendered.text)  # as `pack -o`: a link, a device, a mode kept
         self.post_message(PackSaved(target, rendered))

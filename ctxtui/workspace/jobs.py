@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ctxtui.workspace.choices import Choices, WorkspaceAPI, WorkspaceFactory
 from ctxtui.workspace.gate import ReadWriteGate
+from engine.changes import read_changes
 from engine.errors import EngineError
 from engine.model import Plan, Progress, Ranking, Rendered
 
@@ -93,19 +95,28 @@ def fresh_pack(
     question: str,
     choices: Choices,
     current: tuple[Plan, Rendered] | None,
-) -> Rendered:
-    """The pack to copy or save, as the files are now: `current` when none of its files
-    changed on disk since it was rendered (a stat each), else re-indexed and built again.
+) -> tuple[Rendered, bool]:
+    """The pack to copy or save, as the files are now, and whether the tree had moved on
+    from the pack on show (files re-indexed, the changes read again: the screen should
+    follow). `current` is kept when none of its files changed on disk since it was
+    rendered (a stat each) and, when the changes are packed, git shows the same changes;
+    else the changed files are re-indexed and the pack is built again.
 
     The app renders a pack when the typing pauses; a file edited after that (in an editor
-    beside it) must not reach the clipboard in its old form.
+    beside it) must not reach the clipboard in its old form, nor its diff.
     """
-    if current is not None and not _changed_on_disk(workspace, current[0]):
-        return current[1]
-    if current is not None:
-        refresh_job(workspace, gate)
+    changes = choices.changes
+    if changes is not None:
+        now = read_changes(workspace.root, None if changes.base == "HEAD" else changes.base)
+        if now != changes:
+            choices = replace(choices, changes=now if now is not None and now.files else None)
+    moved = choices.changes is not changes
+    if current is not None and not moved and not _changed_on_disk(workspace, current[0]):
+        return current[1], False
+    if current is not None or moved:
+        moved = refresh_job(workspace, gate) or moved
     _ranking, _plan, rendered = build_pack(workspace, gate, question, choices, complete=False)
-    return rendered
+    return rendered, moved
 
 
 def _changed_on_disk(workspace: WorkspaceAPI, plan: Plan) -> bool:

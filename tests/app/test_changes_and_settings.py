@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from conftest import make_repo
+from textual.pilot import Pilot
 
-from app.support import REPO_FILES, notices, settle, wait_until
+from app.support import REPO_FILES, FakeClipboard, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
+from ctxtui.screens.main import MainScreen
 from ctxtui.widgets.budget_meter import BudgetMeter, layout_segments
 from ctxtui.widgets.file_list import FileList
 from engine.model import Level, Plan, PlanEntry
@@ -23,19 +27,30 @@ def test_the_diff_is_the_first_segment_of_the_meter() -> None:
     assert segments[1].level is Level.FULL and (segments[1].start, segments[1].end) == (30, 60)
 
 
+def shop_with_an_order(tmp_path: Path) -> Path:
+    """A git repository with one untracked file, db/orders.py."""
+    root = make_repo(tmp_path / "shop", REPO_FILES, git=True)
+    (root / "db" / "orders.py").write_text("def refund_order(order):\n    return None\n")
+    return root
+
+
+async def packing_the_changes(pilot: Pilot[Any], app: CtxtuiApp, question: str) -> MainScreen:
+    """Type the question, press `d` in the list, and wait for the pack with the changes."""
+    await pilot.press(*question)
+    await settle(pilot)
+    await pilot.press("tab", "d")
+    screen = app.main_screen
+    await wait_until(pilot, lambda: screen.changes is not None)
+    await settle(pilot)
+    return screen
+
+
 async def test_pressing_d_pins_the_changed_files_and_packs_their_diff(
     tmp_path: Path, app_factory: Callable[..., CtxtuiApp]
 ) -> None:
-    root = make_repo(tmp_path / "shop", REPO_FILES, git=True)
-    (root / "db" / "orders.py").write_text("def refund_order(order):\n    return None\n")
-    app = app_factory(root)
+    app = app_factory(shop_with_an_order(tmp_path))
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press(*"session")
-        await settle(pilot)
-        await pilot.press("tab", "d")
-        screen = app.main_screen
-        await wait_until(pilot, lambda: screen.changes is not None)
-        await settle(pilot)
+        screen = await packing_the_changes(pilot, app, "session")
         assert screen.packed is not None
         _generation, plan, rendered = screen.packed
         assert plan.changes_tokens > 0
@@ -55,6 +70,35 @@ async def test_pressing_d_pins_the_changed_files_and_packs_their_diff(
         await settle(pilot)
         assert screen.changes is None and file_list.changed == {}
         assert screen.packed is not None and "## Changes" not in screen.packed[2].text
+
+
+async def test_a_copy_after_an_edit_packs_the_edit_in_the_diff_too_and_the_screen_follows(
+    tmp_path: Path,
+    app_factory: Callable[..., CtxtuiApp],
+    fake_clipboard: FakeClipboard,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file edited beside the idle app, then `c` (review: the copy packed the new file
+    under the old diff, without the edit, and the list and meter kept the old figures, the
+    meter 1,307 tokens for a copy of 1,367, until the next key)."""
+    monkeypatch.setattr("ctxtui.screens.host.REFRESH_IDLE", 3600.0)  # the copy finds the edit
+    orders = shop_with_an_order(tmp_path) / "db" / "orders.py"
+    app = app_factory(orders.parent.parent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await packing_the_changes(pilot, app, "refund order")
+        orders.write_text(orders.read_text() + "\n\ndef refund_all(orders):\n    return orders\n")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: fake_clipboard.copies == 1)
+        copied = fake_clipboard.text
+        assert "+def refund_all(orders):" in copied  # the diff as the work tree is now
+        # and the screen shows what was copied: the list, the meter, the pack
+        await wait_until(
+            pilot, lambda: screen.packed is not None and screen.packed[2].text == copied
+        )
+        await settle(pilot)
+        meter, packed = screen.query_one(BudgetMeter), screen.packed
+        assert meter.plan is not None and packed is not None
+        assert meter.plan.total_tokens == packed[2].tokens == packed[1].total_tokens
 
 
 async def test_pressing_d_outside_git_says_there_is_nothing_to_pack(
