@@ -220,4 +220,5 @@ def _recency(index: Index, file_id: int) -> Reason | None:
     if days > RECENT_DAYS:
         return None
     when = "today" if days <= 0 else f"{days} day{'s' if days != 1 else ''} ago"
-    return Reason(ReasonKind.GIT, f"changed {when}, {signal.changes} commits")
+    commits = "commit" if signal.changes == 1 else "commits"
+    return Reason(ReasonKind.GIT, f"changed {when}, {signal.changes} {commits}")

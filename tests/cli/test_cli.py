@@ -99,6 +99,15 @@ def test_rank_json_reasons_carry_kinds_and_fields(run: Run, repo: Path) -> None:
     assert words and all(r["fields"] for r in words)
 
 
+def test_rank_json_says_how_recently_and_how_often_git_changed_a_file(
+    run: Run, tmp_path: Path
+) -> None:
+    root = make_repo(tmp_path / "shop", REPO_FILES, git=True)  # one commit, made today
+    _, out, _ = run("rank", "get user session", str(root), "--json")
+    git = [r["detail"] for r in json.loads(out)[0]["reasons"] if r["kind"] == "git"]
+    assert git == ["changed today, 1 commit"]  # not "1 commits"
+
+
 def test_rank_limit_caps_the_list(run: Run, repo: Path) -> None:
     _, out, _ = run("rank", "session token user", str(repo), "--json", "--limit", "1")
     assert len(json.loads(out)) == 1

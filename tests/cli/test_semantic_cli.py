@@ -18,6 +18,7 @@ from semantic_support import SHOP, SHOP_QUESTION, FakeEmbedder
 
 import engine
 from ctxtui.cli import main
+from ctxtui.cli.common import _count
 from ctxtui.workspace import Workspace
 from ctxtui.workspace import semantic as semantic_module
 from engine.model import ReasonKind, Session
@@ -188,6 +189,12 @@ def test_rank_json_names_the_semantic_evidence_and_says_what_it_embedded(
     assert "semantic: embedded" in err and "ctxtui index --semantic" in err
     assert main(["rank", SHOP_QUESTION, str(shop), "--json"]) == 0
     assert "semantic: embedded" not in capsys.readouterr().err  # warm: nothing to say
+
+
+def test_the_embedding_notice_counts_in_the_singular_too() -> None:
+    assert [_count(1, "file"), _count(0, "chunk"), _count(2048, "chunk")] == [
+        "1 file", "0 chunks", "2,048 chunks"
+    ]  # fmt: skip
 
 
 def test_no_semantic_flag_ranks_by_words_only(
