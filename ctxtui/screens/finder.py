@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -27,6 +28,7 @@ from textual.widgets.option_list import Option
 from ctxtui.path_search import PathMatch, is_glob, search_paths
 from ctxtui.widgets.file_list import level_key
 from ctxtui.widgets.ordered_input import OrderedInput
+from ctxtui.widgets.ranked_row import LEVEL_LETTERS, fit_path
 from engine.model import Level, one_line
 from engine.shown_path import shown_line
 
@@ -88,6 +90,11 @@ class FinderScreen(ModalScreen[None]):
         self.query_one("#finder-input", Input).focus()
         self.search(self._query)
 
+    def on_resize(self) -> None:
+        """Fit the rows to the new width, once the list has it."""
+        if self._matches:
+            self.call_after_refresh(self._redraw, keep_place=True)
+
     @property
     def matches(self) -> list[PathMatch]:
         """The matches on show, best first."""
@@ -143,17 +150,27 @@ class FinderScreen(ModalScreen[None]):
         pinned, level = self.host.state_of(match.path)
         rank = self.host.ranked.get(match.path)
         marks = ("◆ " if pinned else "  ") + (f"{level.value:<8}" if level else " " * 8)
+        ranked = f"  rank {rank + 1}" if rank is not None else ""
         start, end = match.marked
         path = shown_line(match.path)
         if path != one_line(match.path):  # the marks are offsets in the name as written
             start = end = 0
-        style = self.query_one(FinderList).part_style
+        finder_list = self.query_one(FinderList)
+        room = finder_list.scrollable_content_region.width
+        if room and cell_len(marks) + cell_len(path) + len(ranked) > room:
+            # narrow (a 40-column terminal): a row a line, as the main list's narrow rows are:
+            # the level's key letter, the name whole and its folder cut from the start
+            marks = ("◆" if pinned else " ") + (LEVEL_LETTERS[level] if level else " ") + " "
+            ranked = f" #{rank + 1}" if rank is not None else ""
+            folder, name = fit_path(path, room - len(marks) - len(ranked))
+            start, end, path = _shifted(start, end, path, folder + name)
+        style = finder_list.part_style
         return Content.assemble(
             (marks, style("marks")),
             path[:start],
             (path[start:end], style("match")),
             path[end:],
-            (f"  rank {rank + 1}" if rank is not None else "", style("rank")),
+            (ranked, style("rank")),
         )
 
     def targets(self) -> tuple[str, ...]:
@@ -189,6 +206,17 @@ class FinderScreen(ModalScreen[None]):
     def action_close(self) -> None:
         """Close the finder."""
         self.dismiss(None)
+
+
+def _shifted(start: int, end: int, path: str, shown: str) -> tuple[int, int, str]:
+    """The marked span of `path` moved into `shown`, the path with its start cut (and an
+    ellipsis put there); what was cut loses its mark."""
+    if shown == path:
+        return start, end, path
+    lead = 1 if shown.startswith("…") else 0
+    cut = len(path) - (len(shown) - lead)
+    start, end = max(start - cut, 0), max(end - cut, 0)
+    return (start + lead, end + lead, shown) if end > start else (0, 0, shown)
 
 
 class FinderList(OptionList):

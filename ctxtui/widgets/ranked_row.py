@@ -37,7 +37,7 @@ but NARROW_PREFIX cells (27 at 40 columns, where the wide row left it 6: review,
 NARROW_PREFIX = 7
 """Cells before the path of a narrow row: rank 4, level letter and star, a space."""
 _BADGES = {Level.FULL: "full", Level.FOCUSED: "focused", Level.OUTLINE: "outline", Level.OFF: "off"}
-_LETTERS = {Level.FULL: "f", Level.FOCUSED: "s", Level.OUTLINE: "o", Level.OFF: "x"}
+LEVEL_LETTERS = {Level.FULL: "f", Level.FOCUSED: "s", Level.OUTLINE: "o", Level.OFF: "x"}
 """A narrow row's level: the letter of the key that sets it."""
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -199,7 +199,7 @@ def row_parts(key: RowKey, path: str) -> tuple[tuple[Part, ...], tuple[Part, ...
     columns: tuple[Part, ...]
     if narrow:
         columns = (
-            (_LETTERS[level], f"level-{level.value}"),
+            (LEVEL_LETTERS[level], f"level-{level.value}"),
             ("*" if key.chosen else " ", "user-choice"),
             (" ", None),
         )

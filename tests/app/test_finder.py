@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from conftest import make_repo
+from textual.content import Content
+
 from app.support import settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.path_search import is_glob, search_paths
@@ -102,3 +105,34 @@ async def test_a_glob_sets_the_level_of_every_match_from_the_finders_list(
         assert screen.pinned == frozenset()
         await pilot.press("tab", "u")  # one undo per change, the finder's too
         assert screen.pinned == auth
+
+
+async def test_at_40_columns_each_match_keeps_one_line_and_its_file_name(
+    tmp_path: Path, app_factory: AppFactory
+) -> None:
+    deep = "services/billing/internal/adapters/payments/provider_gateway.py"
+    root = make_repo(
+        tmp_path / "deep", {deep: "def charge():\n    return 1\n", "app.py": "x = 1\n"}
+    )
+    app = app_factory(root)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.press(*"charge")
+        await settle(pilot, "charge")
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
+        finder = app.screen
+        assert isinstance(finder, FinderScreen)
+        await pilot.press(*"gateway")
+        await wait_until(pilot, lambda: bool(finder.matches))
+        finder_list = finder.query_one(FinderList)
+        width = finder_list.scrollable_content_region.width
+        row = finder_list.get_option_at_index(0).prompt
+        assert isinstance(row, Content)
+        assert row.cell_length <= width  # one line: it used to wrap onto two
+        assert row.plain == "   …ments/provider_gateway.py #1"  # the name whole, its rank
+        # the match mark moved with the cut: it still covers the letters typed
+        marked = [span for span in row.spans if "gateway" in row.plain[span.start : span.end]]
+        assert marked
+        await pilot.press("tab", "p")  # pinned from the finder: its mark fits too
+        await wait_until(pilot, lambda: "◆" in finder_list.get_option_at_index(0).prompt.plain)
+        assert finder_list.get_option_at_index(0).prompt.cell_length <= width
