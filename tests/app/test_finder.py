@@ -7,6 +7,7 @@ from pathlib import Path
 
 from conftest import make_repo
 from textual.content import Content
+from textual.pilot import Pilot
 
 from app.support import settle, wait_until
 from ctxtui.app import CtxtuiApp
@@ -57,6 +58,17 @@ def test_a_glob_matches_as_gitignore_does_and_returns_every_match() -> None:
     assert [m.path for m in search_paths("src/*.py", PATHS)] == ["src/app.py"]
 
 
+async def open_finder(pilot: Pilot[None], typed: str) -> FinderScreen:
+    """Open the finder (ctrl+f), type into its box, and wait for its first matches."""
+    await pilot.press("ctrl+f")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, FinderScreen))
+    finder = pilot.app.screen
+    assert isinstance(finder, FinderScreen)
+    await pilot.press(*typed)
+    await wait_until(pilot, lambda: bool(finder.matches))
+    return finder
+
+
 async def test_enter_pins_a_file_the_ranking_does_not_show(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
@@ -67,12 +79,7 @@ async def test_enter_pins_a_file_the_ranking_does_not_show(
         screen = app.main_screen
         assert screen.answer is not None
         assert "utils/strings.py" not in {f.path for f in screen.answer.ranking.files}
-        await pilot.press("ctrl+f")
-        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
-        finder = app.screen
-        assert isinstance(finder, FinderScreen)
-        await pilot.press(*"strngs")
-        await wait_until(pilot, lambda: bool(finder.matches))
+        finder = await open_finder(pilot, "strngs")
         assert finder.matches[0].path == "utils/strings.py"
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
@@ -118,12 +125,7 @@ async def test_at_40_columns_each_match_keeps_one_line_and_its_file_name(
     async with app.run_test(size=(40, 12)) as pilot:
         await pilot.press(*"charge")
         await settle(pilot, "charge")
-        await pilot.press("ctrl+f")
-        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
-        finder = app.screen
-        assert isinstance(finder, FinderScreen)
-        await pilot.press(*"gateway")
-        await wait_until(pilot, lambda: bool(finder.matches))
+        finder = await open_finder(pilot, "gateway")
         finder_list = finder.query_one(FinderList)
         width = finder_list.scrollable_content_region.width
         row = finder_list.get_option_at_index(0).prompt
