@@ -69,6 +69,13 @@ async def open_finder(pilot: Pilot[None], typed: str) -> FinderScreen:
     return finder
 
 
+def first_row(finder_list: FinderList) -> Content:
+    """The first match's row as drawn."""
+    row = finder_list.get_option_at_index(0).prompt
+    assert isinstance(row, Content)
+    return row
+
+
 async def test_enter_pins_a_file_the_ranking_does_not_show(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
@@ -128,13 +135,12 @@ async def test_at_40_columns_each_match_keeps_one_line_and_its_file_name(
         finder = await open_finder(pilot, "gateway")
         finder_list = finder.query_one(FinderList)
         width = finder_list.scrollable_content_region.width
-        row = finder_list.get_option_at_index(0).prompt
-        assert isinstance(row, Content)
+        row = first_row(finder_list)
         assert row.cell_length <= width  # one line: it used to wrap onto two
         assert row.plain == "   …ments/provider_gateway.py #1"  # the name whole, its rank
         # the match mark moved with the cut: it still covers the letters typed
         marked = [span for span in row.spans if "gateway" in row.plain[span.start : span.end]]
         assert marked
         await pilot.press("tab", "p")  # pinned from the finder: its mark fits too
-        await wait_until(pilot, lambda: "◆" in finder_list.get_option_at_index(0).prompt.plain)
-        assert finder_list.get_option_at_index(0).prompt.cell_length <= width
+        await wait_until(pilot, lambda: "◆" in first_row(finder_list).plain)
+        assert first_row(finder_list).cell_length <= width
