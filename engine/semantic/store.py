@@ -7,9 +7,11 @@ settings, so an unchanged file is never embedded twice: not after a refresh, not
 checkout of the same repository sharing the folder; and a file edited in one function gets new
 vectors for the chunks whose text changed only (the others are looked up by their text). Vectors
 are stored as float16 (768 bytes a chunk; cosines move by < 1e-3). The layout is the index
-cache's (engine.store): a JSON header, then flat arrays at aligned offsets. A file that is
-corrupt, of another version or made by another model raises `StaleCache`; the caller starts
-empty and says so in one line.
+cache's (engine.store): a JSON header, then flat arrays at aligned offsets. The header holds
+the CRC-32 of everything after it, so a flipped byte among the vectors, which would still be a
+finite number and so rank quietly wrong, is caught (12 ms for 40 MB of vectors, read whole
+anyway). A file that is corrupt, of another version or made by another model raises
+`StaleCache`; the caller starts empty and says so in one line.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import os
 import struct
 import tempfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,8 +168,12 @@ def save(path: Path, store: VectorStore, keep: Iterable[bytes] | None = None) ->
         arrays[name] = np.ascontiguousarray(arrays[name], dtype=dtype)
         directory[name] = [len(arrays[name]), offset]
         offset += _padded(arrays[name].nbytes)
+    checksum = 0  # of the bytes after the header, as written below (no copy of the arrays)
+    for array in arrays.values():
+        checksum = zlib.crc32(array.data.cast("B"), checksum)
+        checksum = zlib.crc32(b"\0" * (_padded(array.nbytes) - array.nbytes), checksum)
     meta = {"format": FORMAT, "version": VERSION, "model": store.model_id, "dim": store.dim}
-    header = json.dumps({**meta, "arrays": directory}).encode("ascii")
+    header = json.dumps({**meta, "crc32": checksum, "arrays": directory}).encode("ascii")
     start = _padded(len(MAGIC) + 8 + len(header))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,6 +227,9 @@ def load(path: Path, model_id: str, dim: int) -> VectorStore:
         if header.get("model") != model_id or header.get("dim") != dim:
             raise StaleCache("made by another model")
         start = _padded(len(MAGIC) + 8 + length)
+        stored = header.get("crc32")  # absent in caches written before session 30: not checked
+        if stored is not None and zlib.crc32(memoryview(data)[start:]) != stored:
+            raise StaleCache("corrupt (its checksum does not match)")
         arrays = {}
         for name, (dtype, _) in SCHEMA.items():
             count, offset = (int(v) for v in header["arrays"][name])

@@ -145,8 +145,10 @@ def test_a_chunk_shared_by_two_files_is_stored_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "damage", ["garbage", "truncated", "other model", "huge header", "bad reference", "version 1"]
-)
+    "damage",
+    ["garbage", "truncated", "other model", "huge header", "bad reference", "version 1",
+     "a flipped vector"],
+)  # fmt: skip
 def test_a_damaged_or_foreign_vector_cache_is_refused(tmp_path: Path, damage: str) -> None:
     store = vector_store.VectorStore("fake-words-64", 64)
     key = vector_store.file_key("a.py", "abc", WEIGHTS.chunking)
@@ -160,6 +162,10 @@ def test_a_damaged_or_foreign_vector_cache_is_refused(tmp_path: Path, damage: st
         path.write_bytes(path.read_bytes()[:300])
     elif damage == "other model":
         model = "another-model"
+    elif damage == "a flipped vector":  # still a finite float16: only the checksum tells
+        data = bytearray(path.read_bytes())
+        data[-100] ^= 0x01  # the last 128 bytes are the one chunk's 64 float16s
+        path.write_bytes(bytes(data))
     else:
         data = path.read_bytes()
         (length,) = struct.unpack("<Q", data[8:16])
@@ -176,6 +182,22 @@ def test_a_damaged_or_foreign_vector_cache_is_refused(tmp_path: Path, damage: st
         path.write_bytes(data[:8] + struct.pack("<Q", len(text)) + text + data[16 + length :])
     with pytest.raises(StaleCache):
         vector_store.load(path, model, 64)
+
+
+def test_a_vector_cache_written_before_its_checksum_still_loads(tmp_path: Path) -> None:
+    store = vector_store.VectorStore("fake-words-64", 64)
+    key = vector_store.file_key("a.py", "abc", WEIGHTS.chunking)
+    store.add(key, entry := _entry([[1, 2]], ["hello"]))
+    path = vector_store.vectors_file(tmp_path, store.model_id)
+    vector_store.save(path, store)
+    data = path.read_bytes()
+    (length,) = struct.unpack("<Q", data[8:16])
+    header = json.loads(data[16 : 16 + length])
+    del header["crc32"]  # as session 29's code wrote it: no re-embedding for that alone
+    text = json.dumps(header).encode().ljust(length)
+    path.write_bytes(data[:16] + text + data[16 + length :])
+    loaded = vector_store.load(path, "fake-words-64", 64)
+    assert np.array_equal(loaded.entries[key].vectors, entry.vectors)
 
 
 def test_embedding_is_incremental_by_file_content(tmp_path: Path) -> None:
