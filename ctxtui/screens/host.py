@@ -53,6 +53,12 @@ on screen before the automatic check for changed files runs. The check lists and
 file (70-90 ms of the interpreter on textual's 1,449 files outside git, several times that
 under load): run at every short pause, it landed on the first keys typed after it, the slowest
 of the keystroke figures. Coming back to the terminal (focus in) and `r` check at once."""
+IDLE_RECHECKS = (5.0, 15.0, 60.0)
+"""Seconds after an automatic check that found nothing before the next one, while the person
+stays away (the last repeats). A terminal multiplexer such as tmux sends no focus events by
+default, so a file saved in the editor beside the app went unseen until a key (review, session
+30); a check a minute is 0.15 % of a core on textual (90 ms), and never more than 1/20 of
+one (REFRESH_COST_FACTOR); any key drops the wait as it drops the first."""
 FIRST_LIST_WAIT = 3.0
 """Most seconds the check of the tree waits for the first list drawn from the saved index (it
 would compete with that list for the interpreter); past it, the check goes ahead anyway."""
@@ -120,6 +126,8 @@ class WorkspaceHost(Screen[None]):
         count_everything_now)."""
         self._next_refresh = time.monotonic() + REFRESH_INTERVAL
         self._refresh_timer: Timer | None = None
+        self._idle_rechecks = 0
+        """Automatic checks that found nothing since the person last did something."""
         self.changes: Changes | None = None
         """The changes read while `changed` is on; None when off or there are none."""
         self._thresholds: tuple[int, int, int] | None = None
@@ -405,6 +413,7 @@ class WorkspaceHost(Screen[None]):
         """Once the person has been idle for REFRESH_IDLE, collect garbage and look for files
         changed on disk (any new ranking request drops the wait: see postpone_refresh)."""
         self.postpone_refresh()
+        self._idle_rechecks = 0
         self._refresh_timer = self.set_timer(REFRESH_IDLE, self.when_idle)
 
     def when_idle(self) -> None:
@@ -459,6 +468,10 @@ class WorkspaceHost(Screen[None]):
             self.notify("No changes on disk.", timeout=2)
         if message.changed or not message.automatic:
             self.request_rank()
+        elif self._refresh_timer is None:  # nothing found, nothing new asked: look again later
+            delay = IDLE_RECHECKS[min(self._idle_rechecks, len(IDLE_RECHECKS) - 1)]
+            self._idle_rechecks += 1
+            self._refresh_timer = self.set_timer(max(delay, wait), self.maybe_refresh)
 
     # ------------------------------------------------------------------ errors
 

@@ -78,6 +78,36 @@ async def test_the_disk_check_and_full_collections_wait_for_an_idle_moment_or_fo
     assert gc.get_threshold() == thresholds  # given back when the app ends
 
 
+async def test_a_file_saved_while_the_app_sits_idle_is_seen_without_a_key(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(host_module, "REFRESH_INTERVAL", 0.0)
+    monkeypatch.setattr(host_module, "REFRESH_COST_FACTOR", 0.0)
+    monkeypatch.setattr(host_module, "REFRESH_IDLE", 0.2)
+    monkeypatch.setattr(host_module, "IDLE_RECHECKS", (0.3, 0.6))
+    checks: list[bool] = []
+    find_changes = Workspace.find_changes
+
+    def counted_find_changes(self: Workspace) -> Any:
+        checks.append(True)
+        return find_changes(self)
+
+    monkeypatch.setattr(Workspace, "find_changes", counted_find_changes)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        screen.query_one(QueryBar).value = "invoice"
+        await settle(pilot, "invoice")
+        await wait_until(pilot, lambda: bool(checks))  # the check once idle
+        (small_repo / "billing" / "refunds.py").write_text(
+            'def refund_invoice(invoice):\n    """Refund an invoice."""\n', encoding="utf-8"
+        )  # saved in the editor beside it: no key, and no focus event (tmux sends none)
+        await wait_until(pilot, lambda: any("changed on disk" in n for n in notices(app)))
+        await settle(pilot, "invoice")
+        assert screen.answer is not None
+        assert "billing/refunds.py" in [f.path for f in screen.answer.ranking.files]
+
+
 async def test_a_warm_start_loads_the_other_encoding_before_the_checked_tree_shows(
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
