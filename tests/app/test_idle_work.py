@@ -32,26 +32,33 @@ AppFactory = Callable[..., CtxtuiApp]
 REPO = Path(__file__).resolve().parents[2]
 
 
-async def test_the_disk_check_and_full_collections_wait_for_an_idle_moment_or_focus_in(
-    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def counted_disk_checks(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Make the automatic disk check run at a 0.2 s pause, with no spacing; count its runs."""
     monkeypatch.setattr(host_module, "REFRESH_INTERVAL", 0.0)
     monkeypatch.setattr(host_module, "REFRESH_COST_FACTOR", 0.0)
     monkeypatch.setattr(host_module, "REFRESH_IDLE", 0.2)
     checks: list[bool] = []
-    collections: list[bool] = []
     find_changes = Workspace.find_changes
-    collect_now = collector.collect_now
 
     def counted_find_changes(self: Workspace) -> Any:
         checks.append(True)
         return find_changes(self)
 
+    monkeypatch.setattr(Workspace, "find_changes", counted_find_changes)
+    return checks
+
+
+async def test_the_disk_check_and_full_collections_wait_for_an_idle_moment_or_focus_in(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks = counted_disk_checks(monkeypatch)
+    collections: list[bool] = []
+    collect_now = collector.collect_now
+
     def counted_collect() -> None:
         collections.append(True)
         collect_now()
 
-    monkeypatch.setattr(Workspace, "find_changes", counted_find_changes)
     monkeypatch.setattr(collector, "collect_now", counted_collect)
     thresholds = gc.get_threshold()
     app = app_factory(small_repo)
@@ -81,18 +88,8 @@ async def test_the_disk_check_and_full_collections_wait_for_an_idle_moment_or_fo
 async def test_a_file_saved_while_the_app_sits_idle_is_seen_without_a_key(
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(host_module, "REFRESH_INTERVAL", 0.0)
-    monkeypatch.setattr(host_module, "REFRESH_COST_FACTOR", 0.0)
-    monkeypatch.setattr(host_module, "REFRESH_IDLE", 0.2)
+    checks = counted_disk_checks(monkeypatch)
     monkeypatch.setattr(host_module, "IDLE_RECHECKS", (0.3, 0.6))
-    checks: list[bool] = []
-    find_changes = Workspace.find_changes
-
-    def counted_find_changes(self: Workspace) -> Any:
-        checks.append(True)
-        return find_changes(self)
-
-    monkeypatch.setattr(Workspace, "find_changes", counted_find_changes)
     app = app_factory(small_repo)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.main_screen
