@@ -19,7 +19,7 @@ from typing import Any
 from ctxtui.errors import UsageFailure
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.workspace import Workspace
-from ctxtui.workspace.notices import index_notices
+from ctxtui.workspace.notices import counted, index_notices
 from engine import EngineError, Progress
 from engine.model import printable
 
@@ -196,15 +196,10 @@ def semantic_notice(workspace: Workspace) -> None:
     elif stage.last is not None and stage.last.files:
         status = stage.status(workspace.index)
         lines.append(
-            f"semantic: embedded {_count(stage.last.files, 'file')} "
-            f"({_count(stage.last.chunks, 'chunk')}) for "
+            f"semantic: embedded {counted(stage.last.files, 'file')} "
+            f"({counted(stage.last.chunks, 'chunk')}) for "
             f"this question in {stage.last.seconds:.1f} s; {status.embedded:,} of "
             f"{status.files:,} files have vectors (`ctxtui index --semantic` embeds them all)"
         )
     for line in lines:
         print(f"ctxtui: {line}", file=sys.stderr)
-
-
-def _count(number: int, noun: str) -> str:
-    """`1 file`, `2,048 files`."""
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"

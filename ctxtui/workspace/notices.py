@@ -72,8 +72,12 @@ def as_sentences(lines: Iterable[str]) -> str:
 
 
 def _count(items: Iterable[object], noun: str) -> str:
-    total = len(list(items))
-    return f"{total} {noun}{'' if total == 1 else 's'}"
+    return counted(len(list(items)), noun)
+
+
+def counted(number: int, noun: str) -> str:
+    """`1 file`, `2,048 files`: a count and its noun, singular for one."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _names(paths: Iterable[str]) -> str:

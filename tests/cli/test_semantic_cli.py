@@ -18,9 +18,9 @@ from semantic_support import SHOP, SHOP_QUESTION, FakeEmbedder
 
 import engine
 from ctxtui.cli import main
-from ctxtui.cli.common import _count
 from ctxtui.workspace import Workspace
 from ctxtui.workspace import semantic as semantic_module
+from ctxtui.workspace.notices import counted
 from engine.model import ReasonKind, Session
 from engine.semantic import store as vector_store
 from engine.semantic.embedder import MODEL_ID, SemanticUnavailable
@@ -192,7 +192,7 @@ def test_rank_json_names_the_semantic_evidence_and_says_what_it_embedded(
 
 
 def test_the_embedding_notice_counts_in_the_singular_too() -> None:
-    assert [_count(1, "file"), _count(0, "chunk"), _count(2048, "chunk")] == [
+    assert [counted(1, "file"), counted(0, "chunk"), counted(2048, "chunk")] == [
         "1 file", "0 chunks", "2,048 chunks"
     ]  # fmt: skip
 
