@@ -21,6 +21,12 @@ from ctxtui.state import write_atomic
 
 OSC52_LIMIT = 1_000_000
 """Largest text (characters) sent through OSC 52; several terminals drop longer sequences."""
+OSC52_SURE = 100_000
+"""Largest payload (bytes: the base64 of the text's UTF-8) a terminal copy is called done
+for. A larger one is still sent, but the notice says it is unconfirmed and points to the
+saved file: terminals' limits differ and none can be read from inside the app (review,
+session 30: a 983 KB pack was announced as "Copied" with nothing to back it). 100 KB is
+about 75,000 characters, a 20k-token pack."""
 READ_BACK_TRIES = 6
 """Reads of the clipboard before a copy counts as lost (about 0.75 s in all).
 
@@ -119,6 +125,8 @@ class CopyResult:
     """The file holding the last pack; None when it could not be written."""
     problems: tuple[str, ...] = ()
     """Why earlier ways in the chain were skipped or failed, one line each."""
+    doubtful: bool = False
+    """A terminal copy larger than OSC52_SURE: sent, but likely dropped."""
 
 
 def has_system_clipboard(env: Mapping[str, str], platform: str = sys.platform) -> bool:
@@ -177,10 +185,18 @@ def deliver(
             problems.append("no display for a system clipboard (DISPLAY is not set)")
     if terminal is not None and len(text) <= OSC52_LIMIT:
         terminal(text)
-        return CopyResult(CopyWay.TERMINAL, "", saved_to, tuple(problems))
+        sent = osc52_size(text)
+        if sent > OSC52_SURE:
+            problems.append(f"{sent // 1000:,} KB: many terminals drop a copy this large")
+        return CopyResult(CopyWay.TERMINAL, "", saved_to, tuple(problems), sent > OSC52_SURE)
     if terminal is not None:
         problems.append(f"too long for a terminal copy ({len(text):,} characters)")
     return CopyResult(CopyWay.FILE, "", saved_to, tuple(problems))
+
+
+def osc52_size(text: str) -> int:
+    """Bytes of the OSC 52 payload for `text`: the base64 of its UTF-8."""
+    return 4 * -(-len(text.encode("utf-8", errors="surrogatepass")) // 3)
 
 
 def reads_back(
@@ -209,6 +225,8 @@ def describe(result: CopyResult, tokens: int, files: int) -> str:
     if result.way is CopyWay.TERMINAL:
         why = f" ({'; '.join(result.problems)})" if result.problems else ""
         where = f"; also saved to {result.saved_to}" if result.saved_to else ""
+        if result.doubtful:  # sent, but nothing says it arrived: the file is the sure copy
+            return f"Sent {what} to the terminal (OSC 52), unconfirmed{why}{where}"
         return f"Copied {what} — via terminal (OSC 52){why}{where}"
     if result.saved_to is not None:
         why = f" ({'; '.join(result.problems)})" if result.problems else ""

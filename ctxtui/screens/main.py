@@ -264,7 +264,7 @@ class MainScreen(ChoicesScreen):
         text = clipboard.describe(result, rendered.tokens, rendered.files)
         if rendered.secrets:
             text += "\n" + as_sentences(secret_notices(rendered))
-        failed = result.way is clipboard.CopyWay.FILE
+        failed = result.way is clipboard.CopyWay.FILE or result.doubtful
         warn = failed or (bool(rendered.secrets) and not rendered.redacted)
         self.notify(text, title="Copy", severity="warning" if warn else "information")
 

@@ -171,6 +171,21 @@ def test_the_terminal_fallback_says_why(tmp_path: Path) -> None:
     assert "(no display for a system clipboard (DISPLAY is not set))" in describe(headless, 1, 1)
 
 
+def test_a_terminal_copy_too_large_to_trust_is_not_called_copied(tmp_path: Path) -> None:
+    sent: list[str] = []
+    small = deliver("x" * 75_000, "md", backend=None, terminal=sent.append, cache_dir=tmp_path)
+    assert small.way is CopyWay.TERMINAL and not small.doubtful  # a 100,000-byte payload
+    assert describe(small, 20_000, 9).startswith("Copied 20,000 tokens, 9 files — via terminal")
+    big = deliver("é" * 40_000, "md", backend=None, terminal=sent.append, cache_dir=tmp_path)
+    assert big.way is CopyWay.TERMINAL and big.doubtful  # 80,000 bytes of UTF-8: 106,668 sent
+    assert sent == ["x" * 75_000, "é" * 40_000]  # sent all the same: it may well arrive
+    last = tmp_path / "packs" / "last.md"
+    assert describe(big, 30_000, 12) == (
+        "Sent 30,000 tokens, 12 files to the terminal (OSC 52), unconfirmed (106 KB: many "
+        f"terminals drop a copy this large); also saved to {last}"
+    )
+
+
 def test_without_clipboard_or_terminal_the_file_is_all(tmp_path: Path) -> None:
     result = deliver("pack", "json", backend=None, terminal=None, cache_dir=tmp_path, env={})
     assert result.way is CopyWay.FILE
