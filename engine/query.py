@@ -14,7 +14,7 @@ import bisect
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from engine.model import Index, Intent
@@ -200,7 +200,8 @@ def analyse_query(
         terms.sort(key=lambda t: -t.weight * _idf_of(index, t.term_id))
         terms = terms[: weights.max_terms]
     words_said = set(raw_lower)
-    asked = _first_line_said(lines)
+    first_words = _first_line_words(lines)
+    asked = set(first_words)
     return QueryAnalysis(
         terms=tuple(terms),
         mentioned=mentioned_files(index, text),
@@ -209,7 +210,7 @@ def analyse_query(
         wants_docs=bool(asked & DOC_WORDS),
         wants_examples=bool(asked & EXAMPLE_WORDS),
         wants_changelog=bool(asked & CHANGELOG_WORDS),
-        asks_tests=detect_intent(asked) is Intent.TEST,
+        asks_tests=detect_intent(asked, first_words) is Intent.TEST,
     )
 
 
@@ -256,13 +257,13 @@ def _one_line(text: str) -> bool:
     return sum(1 for line in text.strip().splitlines() if line.strip()) < 2
 
 
-def _first_line_said(text: str) -> set[str]:
-    """The lower-cased words of the question's first line: what it asks for. A commit body or
-    a report's later lines name tests, docs and the changelog in passing ("* Add tests",
-    "Update CHANGELOG"); the kinds of file a question wants (tests, docs, examples, release
-    notes) are read from its subject. A one-line question is its own first line."""
+def _first_line_words(text: str) -> list[str]:
+    """The lower-cased words of the question's first line, in order: what it asks for. A
+    commit body or a report's later lines name tests, docs and the changelog in passing ("*
+    Add tests", "Update CHANGELOG"); the kinds of file a question wants (tests, docs, examples,
+    release notes) are read from its subject. A one-line question is its own first line."""
     first = text.strip().split("\n", 1)[0]
-    return {token.lower() for token in IDENTIFIER.findall(first)}
+    return [token.lower() for token in IDENTIFIER.findall(first)]
 
 
 def scope_words(text: str) -> set[str]:
@@ -334,13 +335,20 @@ def _expand_last_word(
         shown.setdefault(term, prefix)
 
 
-def detect_intent(words_said: set[str]) -> Intent:
-    """Pick the intent whose words the question uses most; GENERAL when none."""
-    best, best_hits = Intent.GENERAL, 0
+def detect_intent(words_said: set[str], order: Sequence[str] = ()) -> Intent:
+    """Pick the intent whose words the question uses most; GENERAL when none.
+
+    A tie goes to the intent said first in `order` (the words as written), else to the first
+    in INTENT_WORDS' order. A subject leads with what it does: "Add a post-run hook, and test
+    for macOS Terminal.app" adds code (the test is a side note, and before this rule its
+    tie made it a question about tests, lifting every test file fully), "tests: fix the proxy
+    error check" is about tests. Issue 11, session 31 (run 102 in `RankWeights`)."""
+    best, best_hits, best_at = Intent.GENERAL, 0, len(order)
     for intent, vocabulary in INTENT_WORDS.items():
         hits = len(words_said & vocabulary)
-        if hits > best_hits:
-            best, best_hits = intent, hits
+        at = next((i for i, word in enumerate(order) if word in vocabulary), len(order))
+        if hits > best_hits or (hits and hits == best_hits and at < best_at):
+            best, best_hits, best_at = intent, hits, at
     return best
 
 

@@ -313,7 +313,21 @@ class RankWeights:
     applies on purpose. Rejected on the way: the short questions as extra training rows (0.1 or
     0.3 of a question, with or without the floor) lift the short set most (one word MRR
     0.455-0.465) but cost DEV HELD MRR (0.825 -> 0.806 .. 0.812) and TRAIN MRR. Branch `learn`
-    at 177691b holds run 101's weights."""
+    at 177691b holds run 101's weights.
+
+    Session 31 (run 102; no number, a rule in engine.query.detect_intent). A first line whose
+    intent words tie, "Add X, and test for Y" (FEATURE and TEST, a word each), went to the
+    intent first in INTENT_WORDS' order, TEST: a passing "test" lifted every test file fully
+    (prior 1 and no `role_test` mark in the re-rank). Now the intent said first wins a tie.
+    Found by reading a held miss (textual-e925eb7c81: `cli/cli.py` 12th under three test
+    files), so textual's gain is no independent test of it. Decided on TRAIN and TUNED: TRAIN
+    R@10/MRR/Pack 0.862/0.718/0.890 -> 0.867/0.719/0.895 (guzzle-703160e28b "Add PHP 7.2
+    testing" up, none down), TUNED identical. Judged on the rest: DEV HELD R@1/R@10/MRR
+    0.633/0.943/0.830 -> 0.641/0.951/0.834 (gin-647311aba2 "refactor(context): ... improve
+    test robustness" MRR 0.5 -> 1; textual-e925eb7c81 R@10 0 -> 1), TRAIN2 R@1/MRR 0.491/
+    0.686 -> 0.497/0.689 (chi-0265fcd786 "refactor: ... and add test for ..." first; a
+    sinatra case 7th -> 6th), EXTRA identical. 9 of 763 rankings move, none down on any
+    metric. TAKEN."""
 
     field_weights: tuple[float, ...] = (4.0, 1.5, 4.0, 3.0, 1.5, 1.0)
     """BM25F weight per field in FIELDS order (name, folders, exported, declarations, docs,

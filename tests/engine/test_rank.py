@@ -11,7 +11,7 @@ from conftest import make_repo
 from index_support import index_repo
 
 from engine.model import Index, Intent, RankedFile, Ranking, ReasonKind, Session
-from engine.query import analyse_query, mentioned_files
+from engine.query import analyse_query, detect_intent, mentioned_files
 from engine.rank import rank
 from engine.words import path_words, words
 
@@ -133,6 +133,24 @@ def test_tests_named_in_a_commit_body_do_not_lift_the_test_file(shop: Index) -> 
     assert ranking.intent is Intent.TEST  # the whole question's words still say tests
     assert ranking.files[0].path == "shop/ledger.py"
     assert rank(shop, f"{body}\n\n{subject}").files[0].path == "tests/test_ledger.py"
+
+
+def test_a_subject_that_tests_in_passing_asks_for_the_code(shop: Index) -> None:
+    """When a subject's words tie between what it is for, the one said first wins (`query.
+    detect_intent`): "Add ..., and test ..." adds code, its test a side note; "tests: fix ..."
+    is about tests."""
+    question = "Add discounts to compute_cart_total, and test the rounding"
+    added = analyse_query(shop, question)
+    assert added.wants_tests and not added.asks_tests  # tests lifted a little, not fully
+    # the test file is no longer lifted over the code beside the answer
+    assert paths(rank(shop, question))[:3] == [
+        "shop/ledger.py",
+        "shop/cart_view.py",
+        "tests/test_ledger.py",
+    ]
+    labelled = analyse_query(shop, "tests: fix compute_cart_total discounts")
+    assert labelled.asks_tests
+    assert detect_intent({"add", "test"}) is Intent.TEST  # no order given: INTENT_WORDS' order
 
 
 @pytest.mark.parametrize("opening", ["Hi,", "Hello team!\n", "Bug:", "Dear maintainers,\n---"])
