@@ -19,6 +19,7 @@ from ctxtui.clipboard import ClipboardBackend, PyperclipBackend
 from ctxtui.commands import CtxtuiCommands, key_rows
 from ctxtui.screens.help import HelpScreen
 from ctxtui.screens.main import MainScreen, Services
+from ctxtui.screens.palette import Palette
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.state import RepoState, StateStore
 from ctxtui.workspace import SavedOpener, Workspace, WorkspaceAPI, WorkspaceFactory
@@ -56,6 +57,11 @@ class CtxtuiApp(App[None]):
     def workspace(self) -> WorkspaceAPI | None:
         """The open workspace, or None while it is being indexed."""
         return self.main_screen.workspace
+
+    def action_command_palette(self) -> None:
+        """Show the command palette (one that answers a double enter once)."""
+        if self.use_command_palette and not isinstance(self.screen, Palette):
+            self.push_screen(Palette(id="--command-palette"))
 
     def action_show_help(self) -> None:
         """Show the keys, generated from the bindings."""

@@ -189,6 +189,10 @@ class FinderScreen(ModalScreen[None]):
 
     def action_pin_and_close(self) -> None:
         """Pin the targets (all matches of a glob) and close the finder."""
+        if not self.is_active:
+            # a second enter, typed before the first one closed the finder: a pin toggles,
+            # so answering it would unpin what the first one pinned
+            return
         if self.targets():
             self.act("pin")
             self.dismiss(None)

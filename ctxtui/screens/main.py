@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.binding import Binding, BindingType
-from textual.command import SimpleCommand
+from textual.command import CommandListItem, SimpleCommand, SimpleProvider
 
 from ctxtui import clipboard
 from ctxtui.messages import Answer, PackDelivered, PackSaved, WorkspaceRefreshed
@@ -22,6 +22,7 @@ from ctxtui.screens import jobs
 from ctxtui.screens.choices import ChoicesScreen
 from ctxtui.screens.finder import FinderHost, FinderScreen
 from ctxtui.screens.footer_keys import shown_when_wide
+from ctxtui.screens.palette import Palette
 from ctxtui.screens.prompt import PromptScreen
 from ctxtui.screens.ranking import Services
 from ctxtui.state import FORMAT_EXTENSIONS, remember, write_output
@@ -172,8 +173,15 @@ class MainScreen(ChoicesScreen):
             self.notify("No earlier questions yet: they are kept as you ask them.", timeout=3)
             return
         questions = dict.fromkeys(q for q in map(printable_question, self.history) if q.strip())
-        commands = [SimpleCommand(q, partial(self.use_question, q)) for q in questions]
-        self.app.search_commands(commands, placeholder="Earlier questions of this repository…")
+        commands: list[CommandListItem] = [
+            SimpleCommand(q, partial(self.use_question, q)) for q in questions
+        ]
+        # as App.search_commands, with the palette that answers a double enter once; an
+        # instance where a Provider class is typed: SimpleProvider returns itself when called
+        provider = SimpleProvider(self, commands)
+        placeholder = "Earlier questions of this repository…"
+        palette = Palette(providers=[provider], placeholder=placeholder)  # type: ignore[list-item]
+        self.app.push_screen(palette)
 
     def use_question(self, question: str) -> None:
         """Show an earlier question in the box, as an undoable edit."""

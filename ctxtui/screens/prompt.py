@@ -55,6 +55,8 @@ class PromptScreen(ModalScreen[str | None]):
     @on(Input.Submitted, "#prompt-input")
     def accept_answer(self, event: Input.Submitted) -> None:
         event.stop()
+        if not self.is_active:
+            return  # a second enter, typed before the first one's answer closed the prompt
         error = self._check(event.value)
         if error:
             self.query_one("#prompt-error", Label).update(error)
