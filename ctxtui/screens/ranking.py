@@ -178,7 +178,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
     def on_mount(self) -> None:
         meter = self.query_one(BudgetMeter)
         meter.budget, meter.encoding, meter.fmt = self.budget, self.encoding, self.fmt
-        self.query_one(Preview).border_title = "Preview"
+        self.query_one(Preview).show_title("Preview")
         file_list = self.query_one(FileList)
         file_list.border_title = "Files"
         file_list.empty_text = LOADING_TEXT
@@ -487,7 +487,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         entry = next((e for e in plan.entries if e.path == path), None) if plan else None
         if path is None or entry is None or self.workspace is None or self.answer is None:
             self._preview_key = self._preview_shown = ()
-            preview.border_title = Content(self._shown(path)) if path else "Preview"
+            preview.show_title(self._shown(path) if path else "Preview")
             preview.show_note(
                 "Left out of the pack. Press f, s or o to include it."
                 if path
@@ -499,8 +499,8 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         if key == self._preview_key:
             return
         self._preview_key = key
-        title = f"{self._shown(entry.path)} · {entry.level.value} · {entry.tokens:,} tokens"
-        preview.border_title = Content(title)  # plain text: a name like `x[/y].py` is no markup
+        level, tokens = entry.level.value, f"{entry.tokens:,}"
+        preview.show_title(self._shown(entry.path), f"{level} · {tokens} tokens", level)
         self._preview_job = (entry, words, preview.match_style)
         if (shown := self._previews.get(key)) is not None:
             self._show_preview_text(key, *shown)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from textual.content import Content
 from textual.geometry import Size
@@ -25,11 +26,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
+from ctxtui.widgets.ranked_row import fit_path
 from ctxtui.widgets.repaint_only import RepaintOnly
 from engine.words import STOP_WORDS
 
 HEAD_MARGIN = 60
 """Lines highlighted past the preview's height at first; the rest when the view nears them."""
+TITLE_FRAME = 6
+"""Cells of the pane's top edge the title cannot use: two corners, a line and a space each side."""
 HIGHLIGHT_LIMIT = 200_000
 """Characters above which the preview shows plain text: syntax highlighting would take seconds."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
@@ -55,6 +59,18 @@ def words_to_mark(query: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     words = [w.lower() for w in _WORD.findall(query) if len(w) >= 3 and w.lower() not in STOP_WORDS]
     words += [t for t in terms if len(t) >= 3 and t.isalnum()]
     return tuple(sorted(set(words), key=lambda w: (-len(w), w)))
+
+
+def fit_title(path: str, details: Sequence[str], room: int) -> str:
+    """The pane's title in `room` cells: the path, then the first of `details` (fullest first)
+    that leaves room for the file's name; the folder loses its start before the name is cut."""
+    name = path.rpartition("/")[2]
+    for detail in (*details, ""):
+        tail = f" · {detail}" if detail else ""
+        if cell_len(name) + cell_len(tail) <= room or not detail:
+            folder, name = fit_path(path, room - cell_len(tail))
+            return f"{folder}{name}{tail}"
+    raise AssertionError("unreachable: the last detail is empty")
 
 
 def highlight(
@@ -107,6 +123,8 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
         """First line not highlighted yet (None: every line is)."""
         self._asked = False
         """The whole file was asked for (once a file)."""
+        self._title: tuple[str, tuple[str, ...]] = ("Preview", ())
+        """The path on show and its details, fullest first, fitted to the width on a resize."""
 
     @property
     def match_style(self) -> Style:
@@ -127,6 +145,18 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
     def shown_text(self) -> str:
         """The plain text on show (what the copy carries for this file)."""
         return "\n".join(line.plain for line in self._lines)
+
+    def show_title(self, path: str, *details: str) -> None:
+        """Title the pane with a path (as shown) and details ("focused · 1,204 tokens",
+        then shorter ones): as many as fit with the file's name, which is cut last."""
+        self._title = (path, details)
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        path, details = self._title
+        room = self.outer_size.width - TITLE_FRAME
+        title = fit_title(path, details, room) if room > 0 else path
+        self.border_title = Content(title)  # plain text: a name like `x[/y].py` is no markup
 
     def show_note(self, note: str) -> None:
         """Show a short explanation instead of a file (nothing highlighted, nothing to copy)."""
@@ -155,6 +185,7 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._want_whole()
+        self._fit_title()
 
     def _want_whole(self) -> None:
         plain_from = self._plain_from

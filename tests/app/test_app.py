@@ -314,6 +314,33 @@ async def test_preview_shows_the_file_as_the_pack_carries_it(
         assert "auth/session.py" in str(preview.border_title)
 
 
+async def test_preview_title_keeps_the_file_name_level_and_tokens_of_a_long_path(
+    tmp_path: Path, app_factory: AppFactory
+) -> None:
+    # session 31: Textual cut the title "path · level · tokens" at its end, so a deep path
+    # lost its level and tokens in a 120-column terminal, and its file name too in 80 columns
+    deep = "services/payments/internal/adapters/outbound/session_refresh_handler.py"
+    repo = make_repo(tmp_path / "deep", {deep: "def refresh_session():\n    return 1\n"})
+    app = app_factory(repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "refresh session")
+        preview = app.main_screen.query_one(Preview)
+        entry = app.main_screen.answer.plan.entries[0]  # type: ignore[union-attr]
+        tail = f"session_refresh_handler.py · {entry.level.value} · {entry.tokens:,} tokens"
+        await wait_until(pilot, lambda: str(preview.border_title).endswith(tail))
+        title = str(preview.border_title)
+        assert title.startswith("…") and len(title) <= preview.outer_size.width - 6
+        await pilot.resize_terminal(100, 30)
+        await wait_until(pilot, lambda: "outbound" not in str(preview.border_title))
+        title = str(preview.border_title)
+        assert title.startswith("…") and "session_refresh_handler.py" in title
+        assert len(title) <= preview.outer_size.width - 6
+        await pilot.resize_terminal(200, 40)
+        await wait_until(pilot, lambda: str(preview.border_title).startswith("services/"))
+        level, tokens = entry.level.value, f"{entry.tokens:,}"
+        assert str(preview.border_title) == f"{deep} · {level} · {tokens} tokens"
+
+
 async def test_refresh_key_picks_up_a_changed_file(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
