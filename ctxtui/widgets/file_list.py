@@ -4,7 +4,8 @@ It draws the ranking and the plan it is given and asks for changes with messages
 ranks or plans. Where the cursor goes follows where the person is working: while the list has
 no focus (the question is being typed), every new ranking shows rank 1 highlighted at the top;
 while the list has focus, rows keep their places (a pin or a level moves nothing under the
-cursor) until the question changes. A plan alone redraws the changed rows in place. A level
+cursor) until the question changes, and so does the view; a file that leaves the list (gone
+from disk) leaves the cursor on its row. A plan alone redraws the changed rows in place. A level
 or pin key pressed in the list before its first rows arrive (tab and a key typed in one breath
 after the question) waits for them and acts on rank 1.
 """
@@ -236,7 +237,7 @@ class FileList(RowList):
             if follow_top:
                 self._show_top()
             return
-        keep = self.highlighted_path
+        keep, place, view = self.highlighted_path, self.highlighted, self.scroll_y
         self._paths, self._rows = paths, rows
         if not paths:
             empty = Content.styled(self.empty_text, self._style("empty"))
@@ -248,10 +249,16 @@ class FileList(RowList):
         self.set_options(
             RowOption(row, ranked.path, style) for row, ranked in zip(rows, files, strict=True)
         )
-        if follow_top or keep not in paths:
+        if follow_top:
             self._show_top()
+        elif keep in paths:
+            self._return_to(paths.index(keep), view)
+        elif self.has_focus and same_question and place is not None:
+            # the file under the cursor left the list (deleted or renamed on disk): the cursor
+            # stays on its row, now the next file's, rather than jump back to rank 1
+            self._return_to(min(place, len(paths) - 1), view)
         else:
-            self.highlighted = paths.index(keep)
+            self._show_top()
         self._act_on_waiting()
 
     def _act_on_waiting(self) -> None:
@@ -264,6 +271,12 @@ class FileList(RowList):
         if path is not None and self.has_focus:
             for request in waiting:
                 self.post_message(request(path))
+
+    def _return_to(self, index: int, scroll_y: float) -> None:
+        """Highlight a row with the view where it was (`set_options` scrolled it home), moved
+        only as far as the row needs to be seen."""
+        self.scroll_to(y=scroll_y, animate=False, immediate=True)
+        self.highlighted = index
 
     def _show_top(self) -> None:
         """Highlight rank 1 with the view at the top of the list."""

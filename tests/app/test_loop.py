@@ -233,6 +233,43 @@ async def test_rows_keep_their_places_while_pins_and_levels_are_set_in_the_list(
         assert file_list.highlighted == 0
 
 
+async def work_far_down_the_list(pilot: Pilot[Any], app: CtxtuiApp) -> FileList:
+    """Ask about session steps and go down the list: the view scrolled, the cursor mid-view."""
+    set_question(app, "session step")
+    await settle(pilot, "session step")
+    await pilot.press("tab", *["down"] * 24, *["up"] * 6)
+    await pilot.pause()
+    return app.main_screen.query_one(FileList)
+
+
+async def test_the_list_keeps_its_view_and_row_when_files_come_and_go_on_disk(
+    long_repo: Path, app_factory: AppFactory
+) -> None:
+    # session 31: working far down the list, a re-index that added a file put the cursor's
+    # row at the bottom edge of the view (set_options scrolled home), and one that removed
+    # the file under the cursor sent the cursor and the view back to rank 1
+    new_file = long_repo / "helpers" / "session_new.py"
+    app = app_factory(long_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        file_list = await work_far_down_the_list(pilot, app)
+        at, view = file_list.highlighted, file_list.scroll_y
+        here = file_list.highlighted_path
+        assert at == 18 and view > 0 and here is not None
+        new_file.write_text(session_module(0))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "helpers/session_new.py" in file_list._paths)
+        await settle(pilot)
+        assert file_list.highlighted_path == here and file_list.scroll_y == view
+        at = file_list.highlighted
+        below = file_list.get_option_at_index(at + 1).id
+        (long_repo / here).unlink()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: here not in file_list._paths)
+        await settle(pilot)
+        assert file_list.highlighted == at and file_list.highlighted_path == below
+        assert file_list.scroll_y == view
+
+
 async def test_going_back_to_the_question_keeps_it_and_ctrl_z_undoes_edits(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
