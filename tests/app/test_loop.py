@@ -9,6 +9,7 @@ first frame and during the first index are kept, and the tokenizer switches with
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,12 +37,13 @@ from ctxtui.widgets import file_list as file_list_module
 from ctxtui.widgets import preview as preview_module
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
+from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.preview import Preview
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.widgets.ranked_row import describe_reasons
 from ctxtui.workspace import Workspace
 from engine.explain import Explanations
-from engine.model import Level
+from engine.model import Level, Progress
 from engine.rank import rank
 
 AppFactory = Callable[..., CtxtuiApp]
@@ -462,6 +464,37 @@ async def test_typing_while_the_first_index_runs_ranks_the_question_when_it_is_r
         first = file_list.shown_ranking
         assert first is not None and first.query == "refresh"  # the very first list shown
         assert first.files[0].path == "auth/session.py" and file_list.highlighted == 0
+
+
+async def test_quitting_during_the_first_index_stops_the_index(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # session 31: ctrl+q during a first index left a blank terminal until the index was done
+    # (81 s on the 16k tree): Python joins the worker's thread at exit, and nothing told it
+    stopped, done = threading.Event(), threading.Event()
+
+    def long_open(root: Path, **options: Any) -> Workspace:
+        on_progress = options["on_progress"]
+        try:
+            for step in range(3_000):  # a minute of parsing, as the engine reports it
+                if done.is_set():
+                    break
+                on_progress(Progress("parse", step, 3_000))
+                time.sleep(0.02)
+        except BaseException:
+            stopped.set()
+            raise
+        raise AssertionError("the index ran to its end")
+
+    app = app_factory(small_repo, workspace_factory=long_open)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            status = app.main_screen.query_one(IndexStatus)
+            await wait_until(pilot, lambda: status.progress is not None)
+            await pilot.press("ctrl+q")
+        assert stopped.wait(10)  # at its next step, not after the whole index
+    finally:
+        done.set()
 
 
 async def test_a_pin_and_a_level_pressed_before_the_first_rows_act_on_rank_1(
