@@ -545,6 +545,8 @@ class RankingScreen(WorkspaceHost, SemanticHook):
     def _show_preview_text(
         self, key: tuple[object, ...], head: Content, rest: tuple[str, ...]
     ) -> None:
-        same_file = key == self._preview_shown  # now highlighted whole: the view stays put
+        # the file on show at the same level (highlighted whole now, saved in the editor,
+        # counted anew, its words marked for a new question): the view stays where it was
+        same_file = key[:2] == self._preview_shown[:2]
         self._preview_shown = key
         self.query_one(Preview).show(head, rest, keep_place=same_file)

@@ -163,8 +163,8 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
         self.show(Content.styled(note, self.get_visual_style("preview--note", partial=True)))
 
     def show(self, head: Content, rest: Sequence[str] = (), *, keep_place: bool = False) -> None:
-        """Show a highlighted head and a plain rest (`keep_place`: the same file, now
-        highlighted whole: the view stays where it is)."""
+        """Show a highlighted head and a plain rest (`keep_place`: the same file at the same
+        level, highlighted whole or changed: the view stays where it is)."""
         lines = head.split("\n", allow_blank=True) if head.plain or rest else []
         self._plain_from = len(lines) if rest else None
         self._asked = False
@@ -174,7 +174,9 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
         with self.content_changing():  # the pane's size never depends on its text
             self.virtual_size = Size(width, len(lines))
         self._scroll_update(self.virtual_size)  # a scrollbar that appears or goes lays out
-        if not keep_place:
+        if keep_place:  # where it was, or the new end if the text got shorter
+            self.scroll_to(y=min(self.scroll_y, self.max_scroll_y), animate=False, immediate=True)
+        else:
             self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
         self._want_whole()

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from conftest import make_repo
 from textual import events
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from app.support import (
@@ -597,22 +598,53 @@ async def test_the_other_encoding_loads_once_the_typing_pauses_and_e_uses_it(
         assert loaded.count("cl100k_base") == 1  # the switch loaded nothing again
 
 
+async def show_invoice_whole(pilot: Pilot[Any], app: CtxtuiApp) -> Preview:
+    """Ask about invoice lines and set billing/invoice.py to full: longer than the pane."""
+    set_question(app, "invoice line")
+    await settle(pilot, "invoice line")
+    preview = app.main_screen.query_one(Preview)
+    await pilot.press("tab", "f")
+    await settle(pilot)
+    await wait_until(pilot, lambda: preview.virtual_size.height > 3 * preview.size.height)
+    return preview
+
+
 async def test_the_preview_scrolls_from_the_list_with_ctrl_d_and_ctrl_u(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
     app = app_factory(small_repo)
     async with app.run_test(size=(120, 36)) as pilot:
-        set_question(app, "invoice line")
-        await settle(pilot, "invoice line")
-        preview = app.main_screen.query_one(Preview)
-        await pilot.press("tab", "f")  # billing/invoice.py, whole: longer than the pane
-        await settle(pilot)
-        await wait_until(pilot, lambda: preview.virtual_size.height > 3 * preview.size.height)
+        preview = await show_invoice_whole(pilot, app)
         await pilot.press("ctrl+d")
         assert preview.scroll_y == preview.size.height // 2
         await pilot.press("ctrl+d", "ctrl+u")
         assert preview.scroll_y == preview.size.height // 2
         await pilot.press("ctrl+u")
+        assert preview.scroll_y == 0
+
+
+async def test_the_preview_stays_where_it_was_when_its_file_is_saved_again(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # session 31: reading down a file while editing it beside the app, every save (seen by
+    # the idle check, a focus-in or r) threw the preview back to the file's first line
+    added = "\n\ndef invoice_total():\n    return 0\n"
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        preview = await show_invoice_whole(pilot, app)
+        await pilot.press("ctrl+d", "ctrl+d")
+        view = preview.scroll_y
+        assert view == 2 * (preview.size.height // 2)
+        with (small_repo / "billing" / "invoice.py").open("a", encoding="utf-8") as invoice:
+            invoice.write(added)  # saved in the editor
+        title = str(preview.border_title)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: str(preview.border_title) != title)
+        await settle(pilot)
+        assert "invoice_total" in preview.shown_text
+        assert preview.scroll_y == view
+        await pilot.press("down", "up")  # another file, then back: from its first line
+        await settle(pilot)
         assert preview.scroll_y == 0
 
 
