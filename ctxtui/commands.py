@@ -8,7 +8,7 @@ the same node, as its key.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from inspect import isawaitable
 from typing import Any
@@ -62,7 +62,9 @@ def key_rows(app: App[Any], screen: Screen[Any]) -> list[KeyRow]:
             keys, _title, _tip, _action = grouped.setdefault(
                 binding.id, ([], binding.description, binding.tooltip, binding.action)
             )
-            display = app.get_key_display(binding)
+            # the key itself: a footer's compact name ("+/-" on the budget-up key, for the
+            # pair) would say here that - raises the budget too
+            display = app.get_key_display(replace(binding, key_display=None))
             if display not in keys:
                 keys.append(display)
         seen.update(grouped)

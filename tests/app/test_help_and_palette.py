@@ -43,6 +43,8 @@ async def test_help_lists_every_key_with_an_id(small_repo: Path, app_factory: Ap
         assert {"Full", "Focused", "Outline", "Off", "Auto", "Pin", "Copy", "Format"} <= titles
         copy = next(row for row in rows if row.title == "Copy")
         assert copy.keys == "c, ^y"
+        keys = {row.title: row.keys for row in rows}  # session 31: "+/-  Budget — Raise ..."
+        assert (keys["Budget"], keys["Budget down"]) == ("+, =", "-")
         layers = [
             cls
             for cls in MainScreen.__mro__
