@@ -24,6 +24,7 @@ from ctxtui.screens.ranking import RankingScreen
 from ctxtui.state import ENCODINGS, next_in_cycle, parse_budget, step_budget
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.query_bar import QueryBar
+from ctxtui.workspace.notices import counted
 from engine.model import Format, Level
 
 UNDO_CHOICES = 100
@@ -257,8 +258,8 @@ class ChoicesScreen(RankingScreen):
         elif announce and message.changes is not None:
             count = len(message.changes.files)
             self.notify(
-                f"Packing {count} changed file{'' if count == 1 else 's'} and their diff "
-                f"against {message.changes.base}.",
+                f"Packing {counted(count, 'changed file')} and {'its' if count == 1 else 'their'}"
+                f" diff against {message.changes.base}.",
                 title="Changes",
                 timeout=3,
             )

@@ -61,6 +61,7 @@ async def test_pressing_d_pins_the_changed_files_and_packs_their_diff(
         ranked = {f.path: f for f in screen.answer.ranking.files}
         assert ranked["db/orders.py"].pinned
         assert "db/orders.py" not in screen.pinned  # the person's own pins stay theirs
+        assert any("Packing 1 changed file and its diff against" in n for n in notices(app))
         meter = screen.query_one(BudgetMeter)
         assert meter.plan is not None and meter.plan.changes_tokens == plan.changes_tokens
         app.main_screen.save_state()
