@@ -34,8 +34,8 @@ def fuse(ranking: Ranking, matches: Mapping[int, ChunkMatch], weights: SemanticW
 
     Returns:
         The same ranking re-ordered; each re-ranked file's score is moved into the span of
-        the re-ranked scores (so the order and the score column agree) and carries a
-        SEMANTIC reason naming its best chunk.
+        the re-ranked scores (so the order and the score column agree), and a file whose
+        meaning added to its place carries a SEMANTIC reason naming its best chunk.
     """
     ids = set(rerank_ids(ranking, weights))
     head = [f for f in ranking.files if f.pinned or f.focused]
@@ -63,7 +63,9 @@ def fuse(ranking: Ranking, matches: Mapping[int, ChunkMatch], weights: SemanticW
         else:
             value = (1.0 - weights.mix) * f.score / top + weights.mix * semantic
         reasons = f.reasons
-        if match is not None:
+        # a reason says why a file is where it is: a best chunk no nearer the question than
+        # unrelated text ("meaning lines 1-5 (-0.02)") added nothing, so it is not one
+        if match is not None and (semantic > 0 or weights.rrf > 0):
             detail = f"lines {match.start_line}-{match.end_line} ({match.similarity:.2f})"
             share = weights.mix * semantic / value if value > 0 else 0.0
             reasons = (*reasons, Reason(ReasonKind.SEMANTIC, detail, share=round(share, 3)))

@@ -89,6 +89,16 @@ def test_fusion_lifts_the_file_most_similar_in_meaning() -> None:
     assert reason.kind is ReasonKind.SEMANTIC and reason.detail == "lines 3-9 (0.90)"
 
 
+def test_a_best_chunk_no_nearer_than_unrelated_text_is_no_reason() -> None:
+    """App review, session 31: "meaning lines 1-5 (-0.02)" stood among a file's reasons,
+    though a cosine at or below 0 adds nothing to its place."""
+    ranking = _ranking([("a.py", 10.0), ("b.py", 9.0)])
+    matches = {0: ChunkMatch(-0.02, 1, 5), 1: ChunkMatch(0.4, 2, 6)}
+    fused = fuse(ranking, matches, WEIGHTS)
+    kinds = {f.path: [r.kind for r in f.reasons] for f in fused.files}
+    assert kinds == {"a.py": [], "b.py": [ReasonKind.SEMANTIC]}
+
+
 def test_fusion_with_no_weight_keeps_the_lexical_order() -> None:
     ranking = _ranking([("a.py", 10.0), ("b.py", 9.0), ("c.py", 2.0)])
     matches = {0: ChunkMatch(0.1, 1, 5), 1: ChunkMatch(0.2, 1, 5), 2: ChunkMatch(0.9, 3, 9)}
