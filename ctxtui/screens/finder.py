@@ -193,9 +193,15 @@ class FinderScreen(ModalScreen[None]):
             # a second enter, typed before the first one closed the finder: a pin toggles,
             # so answering it would unpin what the first one pinned
             return
-        if self.targets():
+        targets = self.targets()
+        if not targets:
+            return
+        if all(self.host.state_of(path)[0] for path in targets):
+            # enter pins, as the hint says; a pin toggles, so it would unpin these (p does)
+            self.notify("Already pinned (p in the list unpins).", timeout=3)
+        else:
             self.act("pin")
-            self.dismiss(None)
+        self.dismiss(None)
 
     def action_move(self, step: int) -> None:
         """Move the highlight in the matches while typing."""

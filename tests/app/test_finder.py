@@ -9,7 +9,7 @@ from conftest import make_repo
 from textual.content import Content
 from textual.pilot import Pilot
 
-from app.support import settle, wait_until
+from app.support import notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.path_search import is_glob, search_paths
 from ctxtui.screens.finder import FinderList, FinderScreen
@@ -93,6 +93,13 @@ async def test_enter_pins_a_file_the_ranking_does_not_show(
         assert screen.pinned == {"utils/strings.py"}
         await settle(pilot)
         assert screen.answer.ranking.files[0].path == "utils/strings.py"
+        # enter pins, never unpins (app review, session 31: a second find-and-enter of the
+        # same file quietly took its pin off, under a hint saying "enter pins")
+        await open_finder(pilot, "strngs")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert screen.pinned == {"utils/strings.py"}
+        assert any("Already pinned" in n for n in notices(app))
 
 
 async def test_a_glob_sets_the_level_of_every_match_from_the_finders_list(
