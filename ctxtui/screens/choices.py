@@ -165,7 +165,10 @@ class ChoicesScreen(RankingScreen):
     def action_clear_choices(self, _where: str = "") -> None:
         """Clear every pin and level; ctrl+z or u in the list brings them back."""
         if not self.pinned and not self.overrides:
-            self.notify("No pins or levels to clear.", timeout=2)
+            if self.changes is not None and self.changes.files:  # their ◆ comes from d
+                self.notify("No pins or levels to clear; d pins the changed files.", timeout=3)
+            else:
+                self.notify("No pins or levels to clear.", timeout=2)
             return
         cleared = describe_choices(len(self.pinned), len(self.overrides))
         self.change_choices(frozenset(), {})

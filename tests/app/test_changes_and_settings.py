@@ -62,6 +62,8 @@ async def test_pressing_d_pins_the_changed_files_and_packs_their_diff(
         assert ranked["db/orders.py"].pinned
         assert "db/orders.py" not in screen.pinned  # the person's own pins stay theirs
         assert any("Packing 1 changed file and its diff against" in n for n in notices(app))
+        await pilot.press("X")  # the changed file's ◆ is d's, not a pin X could clear
+        await wait_until(pilot, lambda: any("d pins the changed files" in n for n in notices(app)))
         meter = screen.query_one(BudgetMeter)
         assert meter.plan is not None and meter.plan.changes_tokens == plan.changes_tokens
         app.main_screen.save_state()
