@@ -4,6 +4,10 @@ Each call asks for the workspace it needs (encoding and excludes, from the setti
 call's arguments); one already open is stat-checked first, so files changed on disk since the
 last call are re-indexed before it is answered. A few workspaces stay open at once, the least
 recently used closed first. Settings files are read again whenever one of them changes.
+
+An agent may send several calls at once (the SDK runs each in its own thread): calls that need
+the same workspace take turns to open or check it, so the repository is indexed once, not
+once a call, and two checks never re-index the same changed file side by side.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ class WarmRepository:
         self.root = Path(root).expanduser().resolve()
         """The repository folder served."""
         self._lock = threading.Lock()
+        self._turns: dict[_Key, threading.Lock] = {}
+        """One lock a workspace key: held while that workspace is opened or checked."""
         self._open: OrderedDict[_Key, tuple[Workspace, ReadWriteGate]] = OrderedDict()
         self._settings: Settings | None = None
         self._settings_stamp: tuple[object, ...] = ()
@@ -61,6 +67,12 @@ class WarmRepository:
             settings.include,
             tuning(settings),
         )
+        with self._lock:
+            turn = self._turns.setdefault(key, threading.Lock())
+        with turn:  # a call that waited here finds the workspace the first one opened
+            return self._open_or_refresh(key, settings)
+
+    def _open_or_refresh(self, key: _Key, settings: Settings) -> tuple[Workspace, ReadWriteGate]:
         with self._lock:
             found = self._open.get(key)
             if found is not None:
