@@ -239,11 +239,13 @@ def _tolerant_streams() -> None:
             reconfigure(errors=errors)
 
 
-QUICK_EXIT = ("index", "rank", "pack")
+QUICK_EXIT = ("index", "rank", "pack", "mcp")
 """Subcommands whose work is all done (caches written, worker pools stopped, the clipboard
 tool finished) when main() returns: the process then ends without the interpreter's
 teardown, whose garbage collections over every imported module's objects cost 50-170 ms of a
-warm `ctxtui index` of 16,000 files (0.5-0.7 s in all)."""
+warm `ctxtui index` of 16,000 files (0.5-0.7 s in all). `mcp` needs it to end at all when a
+signal stops it (SIGTERM from its client, Ctrl-C): the SDK's thread reading stdin is not a
+daemon and waits for a line, so the teardown waited for the client to close stdin."""
 
 
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")

@@ -7,6 +7,7 @@ argument comes back as an error result with one clear line, and the server keeps
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -240,5 +241,25 @@ def _text_and_data(text: str, data: dict[str, Any]) -> CallToolResult:
 
 
 def serve(root: Path) -> None:
-    """Serve the repository at root over stdio until the client hangs up."""
-    build_server(root).run("stdio")
+    """Serve the repository at root over stdio until the client hangs up.
+
+    The server runs in a thread of its own, so that a signal (SIGTERM from the client,
+    Ctrl-C) ends the wait in the main thread: in the main thread, asyncio took Ctrl-C over
+    and only cancelled the server, which then waited for the SDK's thread reading stdin, and
+    a SIGTERM now and then did the same. `ctxtui.cli.QUICK_EXIT` then ends the process
+    without waiting for that thread either.
+    """
+    server = build_server(root)
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.run("stdio")
+        except BaseException as error:  # handed to the main thread, raised there
+            failed.append(error)
+
+    thread = threading.Thread(target=run, name="ctxtui-mcp", daemon=True)
+    thread.start()
+    thread.join()  # interrupted by a signal's exception (see ctxtui.cli._terminate_as_exit)
+    if failed:
+        raise failed[0]

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import make_repo
 
 from ctxtui.cli import main
@@ -23,6 +25,12 @@ FILES = {
     "app/models.py": "class User:\n    name: str\n",
     "README.md": "# demo\n\nHow login works.\n",
 }
+
+
+def _default_interrupt() -> None:
+    """In the server's process before it starts: Ctrl-C as a terminal delivers it (a test
+    worker may run with SIGINT ignored, which the server would inherit)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class RawServer:
@@ -36,6 +44,7 @@ class RawServer:
             stderr=subprocess.PIPE,
             text=True,
             env=env,
+            preexec_fn=_default_interrupt,
         )
         self.sent = 0
         self.request(
@@ -103,3 +112,21 @@ def test_calls_sent_at_once_to_a_fresh_server_index_the_repository_once(
     assert all(not answers[i]["result"]["isError"] for i in ids), answers
     assert err.count("index cache discarded") == 1, err
     assert code == 0
+
+
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_ends_the_server_while_its_client_keeps_stdin_open(
+    tmp_path: Path, stop: signal.Signals, code: int
+) -> None:
+    # review: `ctxtui mcp` said "terminated" (or nothing, on Ctrl-C in a terminal) and went
+    # on running until its stdin was closed: the SDK's stdin reader held the exit
+    repo = make_repo(tmp_path / "demo", FILES, git=True)
+    server = RawServer(repo, dict(os.environ))
+    asked = server.call("rank_files", {"question": "login"})
+    assert not server.answers([asked])[asked]["result"]["isError"]
+    server.process.send_signal(stop)
+    try:
+        assert server.process.wait(timeout=60) == code
+    finally:
+        server.process.kill()
+        server.hang_up()
