@@ -131,9 +131,11 @@ def argument_problems(error: ValidationError) -> str:
     return "; ".join(problems)
 
 
-def build_server(root: Path, *, state_dir: Path | None = None) -> MCPServer:
+def build_server(
+    root: Path, *, state_dir: Path | None = None, repository: WarmRepository | None = None
+) -> MCPServer:
     """The MCP server for the repository at root (nothing is indexed until a call)."""
-    tools = Tools(WarmRepository(root), state_dir)
+    tools = Tools(repository or WarmRepository(root), state_dir)
     server = _Server("ctxtui", instructions=INSTRUCTIONS)
 
     @server.tool(annotations=READ_ONLY)
@@ -241,7 +243,9 @@ def _text_and_data(text: str, data: dict[str, Any]) -> CallToolResult:
 
 
 def serve(root: Path) -> None:
-    """Serve the repository at root over stdio until the client hangs up.
+    """Serve the repository at root over stdio until the client hangs up or a signal
+    stops it; then stop the background embedding, which saves the vectors it made (see
+    `WarmRepository.close`).
 
     The server runs in a thread of its own, so that a signal (SIGTERM from the client,
     Ctrl-C) ends the wait in the main thread: in the main thread, asyncio took Ctrl-C over
@@ -249,7 +253,8 @@ def serve(root: Path) -> None:
     a SIGTERM now and then did the same. `ctxtui.cli.QUICK_EXIT` then ends the process
     without waiting for that thread either.
     """
-    server = build_server(root)
+    repository = WarmRepository(root)
+    server = build_server(root, repository=repository)
     failed: list[BaseException] = []
 
     def run() -> None:
@@ -260,6 +265,9 @@ def serve(root: Path) -> None:
 
     thread = threading.Thread(target=run, name="ctxtui-mcp", daemon=True)
     thread.start()
-    thread.join()  # interrupted by a signal's exception (see ctxtui.cli._terminate_as_exit)
+    try:
+        thread.join()  # interrupted by a signal's exception (ctxtui.cli._terminate_as_exit)
+    finally:
+        repository.close()
     if failed:
         raise failed[0]

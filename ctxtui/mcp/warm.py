@@ -8,12 +8,16 @@ recently used closed first. Settings files are read again whenever one of them c
 An agent may send several calls at once (the SDK runs each in its own thread): calls that need
 the same workspace take turns to open or check it, so the repository is indexed once, not
 once a call, and two checks never re-index the same changed file side by side.
+
+When the client hangs up, `close` stops the background embedding and waits a little for it to
+save the vectors made so far.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -29,6 +33,9 @@ from ctxtui.workspace import ReadWriteGate, Tuning, Workspace, refresh_job
 
 KEPT_WORKSPACES = 3
 """Workspaces kept open at once (one per encoding and exclude set asked for)."""
+CLOSE_WAIT_SECONDS = 10.0
+"""How long `close` waits for the background embedding to stop and save: it stops between
+two groups of chunks sent to the model (64 chunks, about 5 s on two idle cores)."""
 
 _Key = tuple[str, tuple[str, ...], tuple[str, ...], Tuning]
 
@@ -42,6 +49,8 @@ class WarmRepository:
         self._lock = threading.Lock()
         self._turns: dict[_Key, threading.Lock] = {}
         """One lock a workspace key: held while that workspace is opened or checked."""
+        self._embedding: list[threading.Thread] = []
+        """The background embedding threads started (see `_embed_in_background`)."""
         self._open: OrderedDict[_Key, tuple[Workspace, ReadWriteGate]] = OrderedDict()
         self._settings: Settings | None = None
         self._settings_stamp: tuple[object, ...] = ()
@@ -94,6 +103,16 @@ class WarmRepository:
             _embed_in_background(self, key, workspace)
         return opened
 
+    def close(self, wait: float = CLOSE_WAIT_SECONDS) -> None:
+        """Close every workspace: the background embedding stops at its next group of chunks
+        and saves what it made; wait up to `wait` seconds for it."""
+        with self._lock:
+            self._open.clear()
+            threads, self._embedding = self._embedding, []
+        deadline = time.monotonic() + wait
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
     def _settings_files(self) -> tuple[Path, ...]:
         repository = repository_settings_path(self.root)
         return (user_settings_path(), *((repository,) if repository else ()))
@@ -118,4 +137,6 @@ def _embed_in_background(warm: WarmRepository, key: _Key, workspace: Workspace) 
     thread = threading.Thread(
         target=workspace.embed_all, kwargs={"should_stop": closed}, name="ctxtui-embed", daemon=True
     )
+    with warm._lock:
+        warm._embedding = [t for t in warm._embedding if t.is_alive()] + [thread]
     thread.start()

@@ -239,7 +239,8 @@ class SemanticStage:
         first: Sequence[int] = (),
     ) -> int:
         """Embed every file of the index that has no vectors (the files `first` first), in
-        slices, saving now and then; returns the chunks embedded."""
+        slices, saving now and then and when `should_stop` says to stop (asked between
+        groups of chunks); returns the chunks embedded."""
         with self._lock:
             if self._running:
                 return 0
@@ -252,7 +253,9 @@ class SemanticStage:
             for start in range(0, total, SLICE_FILES):
                 if should_stop is not None and should_stop():
                     break
-                chunks += self._embed_slice(index, todo[start : start + SLICE_FILES], read_text)
+                chunks += self._embed_slice(
+                    index, todo[start : start + SLICE_FILES], read_text, should_stop
+                )  # asked between groups of chunks too: a slice takes minutes under load
                 if on_progress is not None:
                     on_progress(Progress("embed", min(start + SLICE_FILES, total), total))
                 if time.monotonic() - saved > SAVE_INTERVAL:

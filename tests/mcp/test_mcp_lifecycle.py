@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -130,3 +131,38 @@ def test_a_signal_ends_the_server_while_its_client_keeps_stdin_open(
     finally:
         server.process.kill()
         server.hang_up()
+
+
+def _files_with_vectors(capsys: pytest.CaptureFixture[str], repo: Path) -> int:
+    capsys.readouterr()
+    assert main(["index", str(repo)]) == 0
+    found = re.search(r"^semantic\s+(\d+)\s+of", capsys.readouterr().out, re.MULTILINE)
+    assert found is not None
+    return int(found.group(1))
+
+
+def test_hanging_up_stops_the_background_embedding_and_keeps_its_vectors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # review: with the semantic extra, a client leaving while the server embedded the
+    # repository in the background ended it with SIGABRT ("terminate called without an
+    # active exception", onnxruntime torn down under the thread), and every vector made
+    # since the last periodic save (30 s) was lost: 300 files, 5 with vectors after the
+    # session (the question's), 51 with this fix
+    pytest.importorskip("onnxruntime", reason="the semantic extra is not installed")
+    monkeypatch.setenv("CTXTUI_SEMANTIC", "on")
+    body = "".join(
+        f"    total_{line} = request.value * {line} + offset_{line}\n" for line in range(24)
+    )
+    files = {  # one chunk a file, of the model's whole window: seconds of embedding a slice
+        f"pkg/mod{n:03}.py": f"def handle_{n}(request):\n{body}    return {n}\n" for n in range(600)
+    }
+    repo = make_repo(tmp_path / "many", files)
+    server = RawServer(repo, dict(os.environ))
+    asked = server.call("rank_files", {"question": "handle the request value"})
+    assert not server.answers([asked])[asked]["result"]["isError"]
+    before = _files_with_vectors(capsys, repo)  # the question's files, saved with its answer
+    code, err = server.hang_up()
+    assert code == 0, err
+    assert "terminate called" not in err
+    assert before < _files_with_vectors(capsys, repo)
