@@ -31,9 +31,33 @@ def quote_name(name: str) -> str:
     return f"{ticks}{pad}{shown}{pad}{ticks}"
 
 
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+"""A line that opens or closes a fenced code block (CommonMark: at most 3 spaces before it)."""
+
+
+def closed_fences(text: str) -> str:
+    """Text that leaves no fenced code block open: a closing fence is added after a fence the
+    text opens and never closes. The instructions are the user's Markdown, written into the
+    pack as they are; an unclosed ``` there turned the pack's title, question, totals and
+    first file into code, and every fence after it inside out."""
+    opened = ""
+    for line in text.split("\n"):
+        found = _FENCE_LINE.match(line)
+        if found is None:
+            continue
+        run, rest = found.groups()
+        if not opened:
+            if not (run[0] == "`" and "`" in rest):  # a backtick in the info string: no fence
+                opened = run
+        elif run[0] == opened[0] and len(run) >= len(opened) and not rest.strip():
+            opened = ""
+    return f"{text}\n{opened}" if opened else text
+
+
 def to_markdown(pack: PackView) -> str:
     """Format a pack as Markdown."""
-    parts = [pack.instructions.strip() + "\n"] if pack.instructions.strip() else []
+    instructions = closed_fences(pack.instructions.strip())
+    parts = [instructions + "\n"] if instructions else []
     parts.append(f"# Context pack: {quote_name(pack.root)}\n")
     if pack.query.strip():
         quoted = (f"> {line}".rstrip() for line in pack.query.strip().split("\n"))

@@ -201,6 +201,32 @@ def test_pack_uses_the_settings_and_flags_override_them(
     assert document["budget"] == 2000 and document["instructions"] == "Answer in French."
 
 
+@pytest.mark.parametrize("fence", ["```python", "~~~", "````"])
+def test_instructions_with_an_unclosed_fence_leave_the_markdown_pack_whole(
+    shop: Path, capsys: pytest.CaptureFixture[str], fence: str
+) -> None:
+    # review: the fence the instructions opened ran on into the pack: its title, question,
+    # totals and first file became code, and each file's fence after it turned inside out
+    from markdown_it import MarkdownIt  # rich's Markdown parser (CommonMark)
+
+    (shop / ".ctxtui.toml").write_text(
+        f'instructions = """Reply with a patch, like this:\n{fence}\ndef fix(): ..."""\n'
+    )
+    assert main(["pack", "pay the cart", str(shop), "-b", "2000"]) == 0
+    out = capsys.readouterr().out
+    blocks = MarkdownIt("commonmark").parse(out)
+    headings = [b.map[0] for b in blocks if b.type == "heading_open" and b.map]
+    fences = [b for b in blocks if b.type == "fence"]
+    lines = out.splitlines()
+    assert lines[headings[0]].startswith("# Context pack: shop")
+    files = [lines[h] for h in headings[1:]]
+    assert files and all(name.startswith("## ") for name in files)
+    assert [f.content for f in fences[1:]] == [
+        (shop / name[3:]).read_text() for name in files
+    ]  # each file's code, whole, is one block, and the instructions' example another
+    assert fences[0].content == "def fix(): ...\n"
+
+
 def test_config_prints_each_setting_and_where_it_came_from(
     shop: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

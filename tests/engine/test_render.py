@@ -18,7 +18,7 @@ from test_levels_cases import WordCounter, build_fixture, line_prefix, make_inde
 
 from engine.model import Format, Index, Level, Plan, PlanEntry, Reason, ReasonKind
 from engine.render import render, settle_total
-from engine.render.to_markdown import to_markdown
+from engine.render.to_markdown import closed_fences, to_markdown
 from engine.render.view import FileView, PackView
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -252,3 +252,22 @@ def test_total_is_honest_with_the_real_tokenizer() -> None:
         )
         assert done.tokens == tokenizer.count(done.text) == printed_total(fmt, done.text)
         assert done.files == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "closing"),
+    [
+        ("Reply in English.", ""),
+        ("Like this:\n```python\nfix()\n```", ""),
+        ("Like this:\n```python\nfix()", "```"),
+        ("````\nshown: ```\nstill open", "````"),
+        ("~~~ diff\n-a\n+b", "~~~"),
+        ("```\ncode\n``` not a closing fence", "```"),
+        ("~~~\ncode\n```", "~~~"),  # a fence closes with its own character only
+        ("use ```inline``` and ``` `x` ``` spans", ""),  # a backtick after: not a fence
+        ("    ```\n    indented code", ""),  # four spaces: indented code, not a fence
+        ("```\na\n````\n```\nb", "```"),  # a longer run closes; the next one opens again
+    ],
+)
+def test_closed_fences_closes_only_a_fence_left_open(text: str, closing: str) -> None:
+    assert closed_fences(text) == (f"{text}\n{closing}" if closing else text)
