@@ -19,9 +19,10 @@ from typing import Any
 from ctxtui.errors import UsageFailure
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.workspace import Workspace
+from ctxtui.workspace.answers import left_out
 from ctxtui.workspace.notices import counted, index_notices
 from engine import EngineError, Progress
-from engine.model import printable
+from engine.model import SkipReason, printable
 
 
 def read_question(question: str) -> str:
@@ -180,7 +181,11 @@ def repository_path(workspace: Workspace, name: str) -> str:
         except ValueError:
             raise UsageFailure(f"ctxtui: --focus {name} is outside {workspace.root}") from None
     if name not in workspace.index.path_ids:
-        raise UsageFailure(f"ctxtui: --focus {name}: no such file in the index")
+        reason = left_out(workspace.index, name)
+        if not reason:
+            raise UsageFailure(f"ctxtui: --focus {name}: no such file in the index")
+        how = f": --include-secret {name} indexes it" if reason == SkipReason.SECRET_FILE else ""
+        raise UsageFailure(f"ctxtui: --focus {name} is not indexed ({reason}){how}")
     return name
 
 

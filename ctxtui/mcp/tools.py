@@ -18,7 +18,7 @@ from ctxtui.mcp.warm import WarmRepository
 from ctxtui.settings import pack_choices
 from ctxtui.state import MAX_BUDGET, StateStore
 from ctxtui.workspace import Choices, Workspace, build_pack, working_changes
-from ctxtui.workspace.answers import pack_summary, ranked_files
+from ctxtui.workspace.answers import left_out, pack_summary, ranked_files
 from ctxtui.workspace.notices import secret_notices
 from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
@@ -237,9 +237,9 @@ def _repository_path(workspace: Workspace, name: str) -> str:
         same = named(relative, index.path_ids)
         if same is not None:
             return same
-    skipped = next((s for s in index.skipped if s.path == relative), None)
-    if skipped is not None:
-        raise ToolError(f"{relative} is not indexed ({skipped.reason.value})")
+    reason = left_out(index, relative)
+    if reason:
+        raise ToolError(f"{relative} is not indexed ({reason})")
     raise ToolError(f"{relative}: no such file in the repository (paths are relative to {root})")
 
 

@@ -6,6 +6,8 @@ data in the engine and words here ("session in names", "imports: app/db.py").
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from engine.model import Index, Plan, Ranking, Reason, ReasonKind, Rendered
 from engine.shown_path import shown_detail, shown_path
 
@@ -82,3 +84,12 @@ def pack_summary(plan: Plan, rendered: Rendered) -> dict[str, object]:
         ],
         "redacted": rendered.redacted,
     }
+
+
+def left_out(index: Index, path: str) -> str:
+    """Why the index left a file out, in words ("secret file", "too large"), or the folder
+    it is in ("excluded", "dependency or build folder"); "" when the scan did not meet it
+    (no such file, or one git ignores)."""
+    within = {path, *(folder.as_posix() for folder in PurePosixPath(path).parents)}
+    found = next((skipped for skipped in index.skipped if skipped.path in within), None)
+    return found.reason.value if found is not None else ""

@@ -137,6 +137,25 @@ def test_rank_focus_on_a_file_outside_the_index_is_bad_usage(run: Run, repo: Pat
     assert "nope.py" in one_line(err)
 
 
+@pytest.mark.parametrize(
+    ("name", "flags", "said"),
+    [
+        (".env", [], ".env is not indexed (secret file): --include-secret .env indexes it"),
+        ("billing/invoice.py", ["--exclude", "billing/"], "is not indexed (excluded)"),
+    ],
+)
+def test_focus_on_a_file_the_index_left_out_says_why(
+    run: Run, repo: Path, name: str, flags: list[str], said: str
+) -> None:
+    # review: both said "no such file in the index" of a file that is there (the MCP server
+    # said why: "is not indexed (secret file)")
+    (repo / ".env").write_text("TOKEN=1\n")
+    for command in ("rank", "pack"):
+        code, out, err = run(command, "user session", str(repo), "--focus", name, *flags)
+        assert (code, out) == (2, "")
+        assert f"ctxtui: --focus {name} " in err and said in err
+
+
 def test_rank_exclude_leaves_matching_files_out(run: Run, repo: Path) -> None:
     _, out, _ = run(
         "rank", "user session token", str(repo), "--json", "--exclude", "auth/tokens.py"
