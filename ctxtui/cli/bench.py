@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ctxtui import collector
+from ctxtui.errors import UsageFailure
 from ctxtui.workspace import Workspace
 from engine import EngineError, Format, ScanError, Session
 
@@ -40,6 +41,7 @@ _INDEX_PROBE = """
 import json, resource, sys, time
 from pathlib import Path
 from ctxtui import collector
+from ctxtui.errors import UsageFailure
 from ctxtui.workspace import Workspace
 from engine import Session
 start = time.perf_counter()
@@ -96,16 +98,22 @@ def probe_rank_command(path: Path, question: str) -> tuple[list[float], float]:
     peak = 0.0
     for _ in range(RANK_RUNS):
         start = time.perf_counter()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ctxtui", "rank", question, str(path), "--json"],
+        process = subprocess.Popen(  # `--` first: a question may start with a dash
+            [sys.executable, "-m", "ctxtui", "rank", "--json", "--", question, str(path)],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
+        assert process.stderr is not None
+        said = process.stderr.read()  # a few notices at most; read before the wait
         _, status, usage = os.wait4(process.pid, 0)
         seconds.append(time.perf_counter() - start)
         process.returncode = os.waitstatus_to_exitcode(status)
+        process.stderr.close()
         if process.returncode != 0:
-            raise EngineError(f"ctxtui rank failed with exit code {process.returncode}")
+            last = said.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+            raise EngineError(
+                f"`ctxtui rank` failed with exit code {process.returncode}: {last[0]}"
+            )
         peak = max(peak, usage.ru_maxrss / 1024)
     return seconds, peak
 
@@ -160,6 +168,8 @@ def run_bench(args: argparse.Namespace) -> int:
     path = Path(args.path).expanduser().resolve()
     if not path.is_dir():  # checked here: the probes below run in other processes
         raise ScanError(f"{'not a' if path.exists() else 'no such'} folder: {args.path}")
+    if any(not question.strip() for question in args.question):  # before minutes of probes
+        raise UsageFailure("ctxtui: --question must not be empty")
     if args.app:
         from ctxtui.cli.bench_app import run_app_bench  # deliberate: Textual only for --app
 

@@ -226,6 +226,25 @@ def test_bench_of_a_missing_folder_or_a_file_is_exit_1_with_one_line(
     assert says in one_line(err)
 
 
+@pytest.mark.parametrize("app", [False, True])
+def test_bench_of_an_empty_question_is_exit_2_before_any_probe(
+    run: Run, repo: Path, app: bool
+) -> None:
+    # review: it ran the cold and warm index probes (minutes on a big tree), then said
+    # "ctxtui rank failed with exit code 2"
+    code, out, err = run("bench", str(repo), "--question", "  ", *(["--app"] if app else []))
+    assert (code, out, err) == (2, "", "ctxtui: --question must not be empty\n")
+
+
+def test_bench_times_a_question_that_starts_with_a_dash(repo: Path) -> None:
+    # review: `rank -x PATH` was taken for an unknown flag: exit 2 after every probe (and a
+    # question `--help` timed the help text)
+    from ctxtui.cli.bench import RANK_RUNS, probe_rank_command
+
+    seconds, peak = probe_rank_command(repo, "-x")
+    assert len(seconds) == RANK_RUNS and peak > 0
+
+
 @pytest.mark.parametrize(
     "flags", [["--repeat", "0"], ["--repeat", "-1"], ["--app", "--interval", "-5"]]
 )
