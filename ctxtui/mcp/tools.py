@@ -19,7 +19,7 @@ from ctxtui.settings import pack_choices
 from ctxtui.state import MAX_BUDGET, StateStore
 from ctxtui.workspace import Choices, Workspace, build_pack, working_changes
 from ctxtui.workspace.answers import left_out, pack_summary, ranked_files
-from ctxtui.workspace.notices import secret_notices
+from ctxtui.workspace.notices import gone_choices_notice, secret_notices
 from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
 from engine.ignore import BadPattern, compile_rule
@@ -123,6 +123,9 @@ class Tools:
         )
         summary["question"] = state.query
         shown = partial(shown_path, redact=settings.redact)
+        gone = sorted({*state.pinned, *state.overrides} - workspace.index.path_ids.keys())
+        if gone:  # deleted or renamed since the app saved them: the pack cannot hold them
+            summary["notes"].append(gone_choices_notice(gone))
         summary["pinned"] = sorted(shown(path) for path in state.pinned)
         summary["levels"] = {
             shown(path): level.value for path, level in sorted(state.overrides.items())

@@ -7,7 +7,7 @@ on stderr, the app shows them in notifications, the MCP server returns them with
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from engine.analyse import ANALYSIS_TIME_LIMIT
 from engine.model import IndexReport, Rendered, SecretFound, SkipReason
@@ -78,6 +78,16 @@ def _count(items: Iterable[object], noun: str) -> str:
 def counted(number: int, noun: str) -> str:
     """`1 file`, `2,048 files`: a count and its noun, singular for one."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def gone_choices_notice(paths: Sequence[str]) -> str:
+    """The saved pins and levels of files the index no longer holds (deleted or renamed
+    since they were chosen), which a pack of that selection leaves out."""
+    verb = "is" if len(paths) == 1 else "are"
+    return (
+        f"{counted(len(paths), 'file')} pinned or given a level {verb} no longer in the "
+        f"repository's index, so not in the pack: {_names(paths)}"
+    )
 
 
 def _names(paths: Iterable[str]) -> str:

@@ -248,10 +248,18 @@ def test_file_outline_and_file_focused_return_one_file_at_that_level(
     assert "return password ==" not in text_of(focused)
 
 
+def selection_of(server: McpSession, store: StateStore, state: RepoState) -> CallToolResult:
+    """current_selection while `state` is the app's saved state (removed afterwards)."""
+    store.save(state)
+    try:
+        return server.call("current_selection")
+    finally:
+        store.path.unlink()
+
+
 def test_current_selection_is_the_pack_the_person_built_in_the_app(
     server: McpSession, repo: Path, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    store = StateStore(repo, home / "xdg_state_home" / "ctxtui")
     state = RepoState(
         pinned=frozenset({"app/models.py"}),
         overrides={"app/views.py": Level.OUTLINE},
@@ -259,11 +267,7 @@ def test_current_selection_is_the_pack_the_person_built_in_the_app(
         fmt=Format.JSON,
         query="login password",
     )
-    store.save(state)
-    try:
-        result = server.call("current_selection")
-    finally:
-        store.path.unlink()
+    result = selection_of(server, StateStore(repo, home / "xdg_state_home" / "ctxtui"), state)
     assert not result.is_error
     document = json.loads(text_of(result))
     assert document["query"] == "login password" and document["budget"] == 1500
@@ -274,6 +278,27 @@ def test_current_selection_is_the_pack_the_person_built_in_the_app(
     assert summary is not None
     assert summary["pinned"] == ["app/models.py"]
     assert summary["levels"] == {"app/views.py": "outline"}
+
+
+def test_current_selection_names_the_chosen_files_that_are_gone(
+    server: McpSession, repo: Path, home: Path
+) -> None:
+    # review: pins and levels of files deleted or renamed since the app saved them were left
+    # out of the pack without a word, while the summary still listed them as pinned
+    state = RepoState(
+        pinned=frozenset({"app/models.py", "app/billing_old.py"}),
+        overrides={"app/legacy.py": Level.OUTLINE},
+        query="login password",
+    )
+    result = selection_of(server, StateStore(repo, home / "xdg_state_home" / "ctxtui"), state)
+    assert not result.is_error
+    assert "## app/models.py" in text_of(result) and "billing_old" not in text_of(result)
+    summary = result.structured_content
+    assert summary is not None
+    assert summary["notes"] == [
+        "2 files pinned or given a level are no longer in the repository's index, so not in"
+        " the pack: app/billing_old.py, app/legacy.py"
+    ]
 
 
 def test_current_selection_without_a_saved_selection_says_how_to_make_one(
