@@ -19,7 +19,7 @@ from ctxtui.settings import pack_choices
 from ctxtui.state import MAX_BUDGET, StateStore
 from ctxtui.workspace import Choices, Workspace, build_pack, working_changes
 from ctxtui.workspace.answers import left_out, pack_summary, ranked_files
-from ctxtui.workspace.notices import gone_choices_notice, secret_notices
+from ctxtui.workspace.notices import counted, gone_choices_notice, secret_notices
 from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
 from engine.ignore import BadPattern, compile_rule
@@ -171,7 +171,7 @@ class Tools:
 def summary_line(plan: Plan, rendered: Rendered) -> str:
     """One line about a pack for the agent reading it."""
     return (
-        f"{rendered.files} files, {rendered.tokens:,} of {plan.budget:,} tokens, "
+        f"{counted(rendered.files, 'file')}, {rendered.tokens:,} of {plan.budget:,} tokens, "
         f"{rendered.fmt.value}"
     )
 

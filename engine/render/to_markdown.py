@@ -65,7 +65,7 @@ def to_markdown(pack: PackView) -> str:
     parts.append(
         f"{len(pack.files)} file{'' if len(pack.files) == 1 else 's'}"
         f" · {pack.total_tokens:,} tokens · {pack.encoding}"
-        f" · budget {pack.budget:,} tokens\n"
+        f" · budget {pack.budget:,} token{'' if pack.budget == 1 else 's'}\n"
     )
     if pack.changes is not None:
         parts.append(_changes_section(pack))

@@ -120,5 +120,5 @@ def changes_summary(section: ChangesSection) -> str:
     ]
     if section.hunks_left_out:
         total = section.hunks + section.hunks_left_out
-        parts.append(f"{section.hunks_left_out} of {total} hunks left out to fit the budget")
+        parts.append(f"{section.hunks_left_out:,} of {total:,} hunks left out to fit the budget")
     return " · ".join(parts)

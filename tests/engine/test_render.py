@@ -197,6 +197,8 @@ def test_markdown_header_quotes_a_multi_line_question() -> None:
     assert to_markdown(pack).startswith(
         "# Context pack: repo\n\n> why?\n>\n> stack trace\n\n1 file · 5 tokens · words"
     )
+    one = PackView("q", "repo", 1, "words", 1, (file_view("x"),))
+    assert "· budget 1 token\n" in to_markdown(one)  # cli review, session 31: "1 tokens"
 
 
 def test_unreadable_file_is_rendered_as_a_note_not_an_error() -> None:

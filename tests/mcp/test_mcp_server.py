@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 from collections.abc import Coroutine, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,8 +23,9 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
 from ctxtui.cli import main
+from ctxtui.mcp.tools import summary_line
 from ctxtui.state import RepoState, StateStore
-from engine.model import Format, Level
+from engine.model import Format, Level, Plan, Rendered
 
 T = TypeVar("T")
 
@@ -408,3 +410,10 @@ def test_a_file_whose_name_is_not_utf8_is_opened_by_the_name_the_server_shows(
         assert result.structured_content is not None
         assert result.structured_content["path"] == shown
     assert not pack.is_error and "def login_cafe():" in text_of(pack)
+
+
+def test_the_summary_line_says_one_file_in_the_singular() -> None:
+    plan = Plan("q", 8000, (), 0, False, False)
+    one = Rendered("x", Format.MARKDOWN, 12, 1)
+    assert summary_line(plan, one) == "1 file, 12 of 8,000 tokens, markdown"  # not "1 files"
+    assert summary_line(plan, replace(one, files=2)).startswith("2 files, ")
