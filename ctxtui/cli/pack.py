@@ -26,6 +26,8 @@ from engine.changes import Changes
 
 def run_pack(args: argparse.Namespace) -> int:
     """`ctxtui pack`: plan, render and print (or save, or copy) the pack."""
+    if args.output is not None and not args.output.strip():  # before the index's minutes
+        raise UsageFailure("ctxtui: -o needs a file name (without -o the pack goes to stdout)")
     question = read_question(args.question)
     settings = read_settings(
         args.path,

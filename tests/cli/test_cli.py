@@ -426,6 +426,12 @@ def test_pack_output_to_a_missing_folder_is_exit_1(run: Run, repo: Path, tmp_pat
     assert "cannot write" in one_line(err)
 
 
+def test_pack_output_to_an_empty_name_is_bad_usage(run: Run, repo: Path) -> None:
+    code, out, err = run("pack", "session", str(repo), "-o", "")
+    assert code == 2 and out == ""  # cli review, session 31: it printed the pack to stdout
+    assert "-o needs a file name" in one_line(err)
+
+
 def test_pack_copy_without_a_clipboard_still_prints_and_says_so(
     run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch, isolated_dirs: Path
 ) -> None:
