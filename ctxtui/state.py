@@ -141,10 +141,11 @@ class StateStore:
         self.path = state_dir / "repos" / f"{digest}.json"
         """The state file of this repository."""
 
-    def load(self) -> tuple[RepoState, str]:
+    def load(self, *, set_aside: bool = True) -> tuple[RepoState, str]:
         """Return the stored state (defaults when there is none) and a notice for the user.
 
-        The notice is empty unless the file was unreadable and has been moved aside.
+        The notice is empty unless the file was unreadable; it is then moved aside, unless
+        `set_aside` is False (a reader that must not write, such as an MCP read-only tool).
         """
         try:
             raw = self.path.read_bytes()
@@ -160,7 +161,10 @@ class StateStore:
         except (ValueError, TypeError, RecursionError) as error:
             # UnicodeDecodeError is a ValueError; JSON nested thousands deep overflows the
             # parser's recursion: neither may keep the app from starting
-            return self.defaults, self._set_aside(_state_problem(error))
+            problem = _state_problem(error)
+            if not set_aside:
+                return self.defaults, f"The saved state is unreadable ({problem})."
+            return self.defaults, self._set_aside(problem)
 
     def _set_aside(self, problem: str) -> str:
         """Move the unreadable file out of the way; return the notice for the user."""

@@ -103,9 +103,9 @@ class Tools:
                 f"No selection saved for {self.repository.root}: the person has not opened it "
                 "in the ctxtui app yet. Use build_pack with a question instead."
             )
-        state, problem = store.load()
+        state, problem = store.load(set_aside=False)  # a read-only tool leaves the file be
         if problem:
-            raise ToolError(problem)
+            raise ToolError(f"{problem} The app sets it aside when it next opens.")
         settings = self.repository.settings()
         workspace, gate = self.repository.workspace(settings, encoding=state.encoding)
         changes, notice = self._changes(workspace, state.changed, None)

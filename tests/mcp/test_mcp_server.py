@@ -311,6 +311,22 @@ def test_current_selection_without_a_saved_selection_says_how_to_make_one(
     assert "No selection saved" in text_of(result)
 
 
+def test_current_selection_leaves_an_unreadable_saved_state_where_it_is(
+    server: McpSession, repo: Path, home: Path
+) -> None:
+    # cli review, session 31: the read-only tool moved the person's state file aside
+    store = StateStore(repo, home / "xdg_state_home" / "ctxtui")
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_text("{not json")
+    try:
+        result = server.call("current_selection")
+        assert result.is_error and "The saved state is unreadable" in text_of(result)
+        assert store.path.read_text() == "{not json"
+        assert list(store.path.parent.glob("*.corrupt-*")) == []
+    finally:
+        store.path.unlink()
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
