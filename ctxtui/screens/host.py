@@ -39,7 +39,7 @@ from ctxtui.state import ENCODINGS, RepoState, StateStore, clamp_budget
 from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.query_bar import printable_question
 from ctxtui.workspace import LazyTokenizer
-from ctxtui.workspace.notices import as_sentences, index_notices
+from ctxtui.workspace.notices import as_sentences, gone_choices_notice, index_notices
 from ctxtui.workspace.semantic import stage_of
 from engine.changes import Changes
 from engine.errors import EngineError
@@ -124,6 +124,8 @@ class WorkspaceHost(Screen[None]):
         self.gate = jobs.ReadWriteGate()
         self._complete: dict[str, jobs.WorkspaceAPI] = {}
         """Fully counted workspaces by encoding, so switching back is instant."""
+        self._gone_told: tuple[str, ...] = ()
+        """The chosen files last said to be gone from the index (each set is said once)."""
         self._tokenizers: dict[str, LazyTokenizer] = {}
         """Tokenizers of the other encodings, loaded ahead once the typing pauses."""
         self._full_count_due: str | None = None
@@ -315,7 +317,19 @@ class WorkspaceHost(Screen[None]):
                 timeout=10,
             )
         self.request_changes()
+        self.tell_gone_choices(workspace)
         self.workspace_opened(workspace)
+
+    def tell_gone_choices(self, workspace: jobs.WorkspaceAPI) -> None:
+        """Say once which pinned or levelled files the index no longer holds (deleted or
+        renamed): they stay chosen, in case they come back, but no pack can hold them, and
+        before this nothing on screen said so (app review, session 31)."""
+        chosen = {*self.pinned, *self.overrides}
+        gone = tuple(sorted(chosen - workspace.index.path_ids.keys()))
+        if gone and gone != self._gone_told:
+            text = as_sentences([gone_choices_notice(gone)])
+            self.notify(f"{text} X clears every pin and level.", title="Choices", timeout=10)
+        self._gone_told = gone
 
     def workspace_opened(self, workspace: jobs.WorkspaceAPI) -> None:
         """The first open is done (the layer above starts background work)."""
@@ -479,6 +493,8 @@ class WorkspaceHost(Screen[None]):
             collector.settle(collect=True)  # off the typing path: an idle check, focus-in or r
             self.notify("Re-indexed the files changed on disk.", timeout=2)
             self.request_changes()
+            if self.workspace is not None:
+                self.tell_gone_choices(self.workspace)
         elif not message.automatic:
             self.notify("No changes on disk.", timeout=2)
         if message.changed or not message.automatic:

@@ -423,6 +423,13 @@ async def test_pins_of_vanished_files_are_kept_but_ignored(
         assert screen.pinned == {"gone.py", "db/models.py"}
         assert screen.answer is not None
         assert screen.answer.ranking.files[0].path == "db/models.py"
+        # and the screen says so once (app review, session 31: nothing did)
+        await wait_until(pilot, lambda: any("gone.py" in n for n in notices(app)))
+        told = [n for n in notices(app) if "no longer in the repository's index" in n]
+        assert len(told) == 1 and "X clears every pin and level" in told[0]
+        (small_repo / "db" / "models.py").unlink()  # a second one goes while the app is open
+        await pilot.press("tab", "r")
+        await wait_until(pilot, lambda: any("2 files pinned" in n for n in notices(app)))
 
 
 async def test_encoding_key_switches_the_tokenizer(
