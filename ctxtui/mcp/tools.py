@@ -18,7 +18,7 @@ from ctxtui.mcp.warm import WarmRepository
 from ctxtui.settings import pack_choices
 from ctxtui.state import MAX_BUDGET, StateStore
 from ctxtui.workspace import Choices, Workspace, build_pack, working_changes
-from ctxtui.workspace.answers import left_out, pack_summary, ranked_files
+from ctxtui.workspace.answers import gone_paths, left_out, pack_summary, ranked_files
 from ctxtui.workspace.notices import counted, gone_choices_notice, secret_notices
 from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
@@ -123,7 +123,7 @@ class Tools:
         )
         summary["question"] = state.query
         shown = partial(shown_path, redact=settings.redact)
-        gone = sorted({*state.pinned, *state.overrides} - workspace.index.path_ids.keys())
+        gone = gone_paths(workspace.index, (*state.pinned, *state.overrides))
         if gone:  # deleted or renamed since the app saved them: the pack cannot hold them
             summary["notes"].append(gone_choices_notice(gone))
         summary["pinned"] = sorted(shown(path) for path in state.pinned)

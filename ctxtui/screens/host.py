@@ -39,6 +39,7 @@ from ctxtui.state import ENCODINGS, RepoState, StateStore, clamp_budget
 from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.query_bar import printable_question
 from ctxtui.workspace import LazyTokenizer
+from ctxtui.workspace.answers import gone_paths
 from ctxtui.workspace.notices import as_sentences, gone_choices_notice, index_notices
 from ctxtui.workspace.semantic import stage_of
 from engine.changes import Changes
@@ -324,8 +325,7 @@ class WorkspaceHost(Screen[None]):
         """Say once which pinned or levelled files the index no longer holds (deleted or
         renamed): they stay chosen, in case they come back, but no pack can hold them, and
         before this nothing on screen said so (app review, session 31)."""
-        chosen = {*self.pinned, *self.overrides}
-        gone = tuple(sorted(chosen - workspace.index.path_ids.keys()))
+        gone = gone_paths(workspace.index, (*self.pinned, *self.overrides))
         if gone and gone != self._gone_told:
             text = as_sentences([gone_choices_notice(gone)])
             self.notify(f"{text} X clears every pin and level.", title="Choices", timeout=10)

@@ -6,6 +6,7 @@ data in the engine and words here ("session in names", "imports: app/db.py").
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 from engine.model import Index, Plan, Ranking, Reason, ReasonKind, Rendered
@@ -93,3 +94,9 @@ def left_out(index: Index, path: str) -> str:
     within = {path, *(folder.as_posix() for folder in PurePosixPath(path).parents)}
     found = next((skipped for skipped in index.skipped if skipped.path in within), None)
     return found.reason.value if found is not None else ""
+
+
+def gone_paths(index: Index, chosen: Iterable[str]) -> tuple[str, ...]:
+    """The chosen paths (pins, levels) the index no longer holds, sorted: deleted or renamed
+    since they were chosen. A look-up per path, not a pass over the index's files."""
+    return tuple(sorted(path for path in set(chosen) if path not in index.path_ids))
