@@ -6,6 +6,7 @@ pack is made without a "Changes" section and the notice tells why.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from engine.changes import Changes, read_changes
@@ -19,6 +20,8 @@ def working_changes(root: Path, base: str | None = None) -> tuple[Changes | None
     """
     changes = read_changes(root, base)
     if changes is None:
+        if shutil.which("git") is None:  # a work tree, maybe, but nothing to read it with
+            return None, "git is not installed (not found on PATH): packing without changes"
         return None, f"{root} is not in a git work tree: packing without changes"
     if not changes.files:
         return None, f"no changes against {changes.base}: packing without changes"

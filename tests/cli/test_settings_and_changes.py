@@ -321,6 +321,20 @@ def test_pack_changed_says_so_when_there_is_nothing_to_add(
     assert "is not in a git work tree: packing without changes" in capsys.readouterr().err
 
 
+def test_pack_changed_without_git_on_the_path_says_so(
+    shop: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A work tree read without git (not installed) is not called "not a git work tree"."""
+    (tmp_path / "no-git").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git"))
+    assert main(["pack", "cart", str(shop), "--changed"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "ctxtui: git is not installed (not found on PATH): packing without changes\n"
+    )
+    assert "def add_to_cart" in captured.out and "## Changes" not in captured.out
+
+
 def test_pack_changed_with_an_unknown_base_is_bad_usage(
     shop: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
