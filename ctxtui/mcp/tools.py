@@ -24,7 +24,7 @@ from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
 from engine.ignore import BadPattern, compile_rule
 from engine.levels import shown_level
-from engine.model import Plan, Rendered
+from engine.model import Plan, Rendered, one_line
 from engine.shown_path import named, shown_path
 
 MAX_LIMIT = 200
@@ -223,15 +223,19 @@ def _patterns(patterns: list[str] | None) -> list[str]:
 def _repository_path(workspace: Workspace, name: str) -> str:
     """A path an agent gave, as the index's relative POSIX path; ToolError when it is not one."""
     root = workspace.root
+    if not name.strip():
+        raise ToolError("path is empty: give a file's path, relative to the repository")
+    if "\0" in name:  # no file name holds one; Path.resolve would fail on it
+        raise ToolError(f"{one_line(name)}: a path cannot hold a NUL character")
     candidate = Path(name)
     if candidate.is_absolute():
         try:
             name = candidate.resolve().relative_to(root).as_posix()
         except ValueError:
-            raise ToolError(f"{name} is outside the repository {root}") from None
+            raise ToolError(f"{one_line(name)} is outside the repository {root}") from None
     posix = PurePosixPath(name.replace("\\", "/"))
     if ".." in posix.parts:
-        raise ToolError(f"{name} is outside the repository {root}")
+        raise ToolError(f"{one_line(name)} is outside the repository {root}")
     relative = posix.as_posix().removeprefix("./")
     index = workspace.index
     if relative in index.path_ids:
@@ -240,10 +244,14 @@ def _repository_path(workspace: Workspace, name: str) -> str:
         same = named(relative, index.path_ids)
         if same is not None:
             return same
+    shown = one_line(relative)
     reason = left_out(index, relative)
     if reason:
-        raise ToolError(f"{relative} is not indexed ({reason})")
-    raise ToolError(f"{relative}: no such file in the repository (paths are relative to {root})")
+        raise ToolError(f"{shown} is not indexed ({reason})")
+    folder = relative.rstrip("/") + "/"
+    if folder == "./" or any(path.startswith(folder) for path in index.path_ids):
+        raise ToolError(f"{shown} is a folder: give the path of one of its files")
+    raise ToolError(f"{shown}: no such file in the repository (paths are relative to {root})")
 
 
 def _one_file(

@@ -337,6 +337,12 @@ def test_current_selection_leaves_an_unreadable_saved_state_where_it_is(
         ("build_pack", {"question": "  "}, "question is empty"),
         ("file_outline", {"path": "/etc/passwd"}, "outside the repository"),
         ("file_outline", {"path": "app/missing.py"}, "no such file"),
+        ("file_outline", {"path": "app/"}, "app is a folder: give the path of one of its files"),
+        ("file_outline", {"path": "."}, ". is a folder"),
+        ("file_outline", {"path": " "}, "path is empty"),
+        ("file_outline", {"path": "app/au\0th.py"}, "app/au\\x00th.py: a path cannot hold a NUL"),
+        ("file_outline", {"path": "/tmp/a\0b"}, "/tmp/a\\x00b: a path cannot hold a NUL"),
+        ("file_outline", {"path": "app/auth.py\n"}, "app/auth.py\\n: no such file"),
         ("file_focused", {"path": "app/auth.py"}, "question"),
         ("rank_files", {"question": "login", "limit": 0}, "limit must be between 1"),
         ("build_pack", {"question": "login", "exclude": ["[z-a]"]}, "bad pattern '[z-a]'"),
@@ -349,6 +355,7 @@ def test_bad_arguments_get_a_clear_error_and_the_server_keeps_serving(
     result = server.call(tool, arguments)
     assert result.is_error
     assert message in text_of(result)
+    assert "\n" not in text_of(result)  # a name with a line break is shown escaped
     assert not server.call("rank_files", {"question": "login"}).is_error
 
 
