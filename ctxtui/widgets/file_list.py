@@ -12,6 +12,7 @@ after the question) waits for them and acts on rank 1.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
@@ -36,6 +37,8 @@ from engine.model import Level, Plan, PlanEntry, RankedFile, Ranking
 
 LISTED_FILES = 200
 """Ranked files shown; the planner considers no more by default either."""
+EMPTY_TEXT_LINES = 4
+"""Lines at most of what an empty list says (a long question's "No file matches" is cut)."""
 ROWS_WHILE_TYPING = 50
 """Rows built while the question is typed (a few screens' worth): building all 200 for every
 keystroke would take most of a frame. The rest follow at a pause or when the list takes focus."""
@@ -161,6 +164,13 @@ class FileList(RowList):
         rows = self.scrollable_content_region.height // RowOption.LINES + 1
         return self._paths[max(0, first - margin) : first + rows + margin]
 
+    def _wrapped_empty_text(self) -> str:
+        """`empty_text` in lines of the list's width: the list does not wrap its rows (the
+        loading sentence was cut after "the files are ranke…" at 120 columns)."""
+        width = max(self.scrollable_content_region.width - 2, 12)  # an option's padding
+        lines = textwrap.wrap(self.empty_text, width, max_lines=EMPTY_TEXT_LINES, placeholder=" …")
+        return "\n".join(lines)
+
     def on_resize(self) -> None:
         self._schedule_rebuild()  # the rows' paths are shortened to the width
 
@@ -240,7 +250,7 @@ class FileList(RowList):
         keep, place, view = self.highlighted_path, self.highlighted, self.scroll_y
         self._paths, self._rows = paths, rows
         if not paths:
-            empty = Content.styled(self.empty_text, self._style("empty"))
+            empty = Content.styled(self._wrapped_empty_text(), self._style("empty"))
             self.set_options([Option(empty, disabled=True)])
             self.post_message(self.Highlighted(None))
             if ranking is not None:

@@ -369,6 +369,25 @@ async def test_question_without_a_match_says_so(small_repo: Path, app_factory: A
         await wait_until(pilot, lambda: any("No file matches" in n for n in notices(app)))
 
 
+async def test_what_an_empty_list_says_is_wrapped_to_its_width(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    """The list does not wrap its rows: a sentence longer than the list was cut with "…"."""
+    app = app_factory(small_repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_question(pilot, app, "zebracorn unicornfish")
+        file_list = app.main_screen.query_one(FileList)
+        width = file_list.scrollable_content_region.width - 2
+        option = file_list.get_option_at_index(0)
+        lines = str(option.prompt).split("\n")
+        assert len(lines) > 1 and all(len(line) <= width for line in lines)
+        assert " ".join(lines) == "No file matches “zebracorn unicornfish”. Try other words."
+        await pilot.resize_terminal(200, 36)
+        await settle(pilot)
+        wider = str(file_list.get_option_at_index(0).prompt).split("\n")
+        assert len(wider) < len(lines)
+
+
 async def test_empty_repository_is_reported_not_fatal(
     tmp_path: Path, app_factory: AppFactory
 ) -> None:
