@@ -9,6 +9,8 @@ repaint competing with the threads that open the index and rank.
 
 from __future__ import annotations
 
+from time import monotonic
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
@@ -34,6 +36,30 @@ _STAGES = {
 }
 
 
+ESTIMATED_STAGES = frozenset({"parse"})
+"""Stages whose time left is estimated: the parse is nearly all of a first index."""
+ESTIMATE_FROM_SHARE = 0.05
+"""Share of a stage done before its time left is said (the workers' start is slower)."""
+ESTIMATE_FROM_SECONDS = 2.0
+"""Seconds into a stage before its time left is said."""
+
+
+def time_left(elapsed: float, done: int, total: int) -> float | None:
+    """Seconds a stage has left at its pace so far; None while too little is done to tell."""
+    if total <= 0 or done >= total or done < ESTIMATE_FROM_SHARE * total:
+        return None
+    if elapsed < ESTIMATE_FROM_SECONDS:
+        return None
+    return elapsed / done * (total - done)
+
+
+def said_time_left(seconds: float) -> str:
+    """ "about 20 s left": to 5 s under a minute, to the minute from there."""
+    if seconds < 60:
+        return f"about {max(5, 5 * round(seconds / 5))} s left"
+    return f"about {round(seconds / 60)} min left"
+
+
 class IndexStatus(Vertical):
     """What the first index is doing."""
 
@@ -41,6 +67,11 @@ class IndexStatus(Vertical):
     """The newest report; None before the first."""
     message: reactive[str] = reactive("Opening the repository…")
     """A line shown when there is no report (or a failure to open)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._stage = ""
+        self._stage_started = 0.0
 
     def compose(self) -> ComposeResult:
         yield Label(self.message, id="index-status-label")
@@ -65,8 +96,15 @@ class IndexStatus(Vertical):
     def watch_progress(self, progress: Progress | None) -> None:
         if progress is None or not self.is_mounted:
             return
+        now = monotonic()
+        if progress.stage != self._stage:
+            self._stage, self._stage_started = progress.stage, now
         stage = _STAGES.get(progress.stage, progress.stage.capitalize())
         counts = f" {progress.done:,} / {progress.total:,}" if progress.total else ""
-        self.query_one("#index-status-label", Label).update(f"{stage}…{counts}")
+        left = None
+        if progress.stage in ESTIMATED_STAGES:
+            left = time_left(now - self._stage_started, progress.done, progress.total)
+        estimate = f" · {said_time_left(left)}" if left is not None else ""
+        self.query_one("#index-status-label", Label).update(f"{stage}…{counts}{estimate}")
         bar = self.query_one("#index-status-bar", ProgressBar)
         bar.update(total=progress.total or None, progress=progress.done)
