@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Label, ProgressBar
 from textual.widgets._progress_bar import Bar  # ProgressBar's moving part (no public name)
 
+from ctxtui.time_left import ESTIMATED_STAGES, said_time_left, time_left
 from engine.model import Progress
 
 ANIMATION_PERIOD = 1 / 15
@@ -34,30 +35,6 @@ _STAGES = {
     "save cache": "Saving the index",
     "open": "Opening the index",
 }
-
-
-ESTIMATED_STAGES = frozenset({"parse"})
-"""Stages whose time left is estimated: the parse is nearly all of a first index."""
-ESTIMATE_FROM_SHARE = 0.05
-"""Share of a stage done before its time left is said (the workers' start is slower)."""
-ESTIMATE_FROM_SECONDS = 2.0
-"""Seconds into a stage before its time left is said."""
-
-
-def time_left(elapsed: float, done: int, total: int) -> float | None:
-    """Seconds a stage has left at its pace so far; None while too little is done to tell."""
-    if total <= 0 or done >= total or done < ESTIMATE_FROM_SHARE * total:
-        return None
-    if elapsed < ESTIMATE_FROM_SECONDS:
-        return None
-    return elapsed / done * (total - done)
-
-
-def said_time_left(seconds: float) -> str:
-    """ "about 20 s left": to 5 s under a minute, to the minute from there."""
-    if seconds < 60:
-        return f"about {max(5, 5 * round(seconds / 5))} s left"
-    return f"about {round(seconds / 60)} min left"
 
 
 class IndexStatus(Vertical):

@@ -79,3 +79,29 @@ def test_the_progress_bar_on_a_terminal_starts_no_thread(
         on_progress(engine.Progress("parse", 16, 32))
         assert threading.active_count() == 1
     assert "parse" in terminal.getvalue()
+
+
+def test_the_progress_bar_says_the_parse_time_left_as_the_app_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+    import sys
+    import time
+
+    import rich.console
+
+    from ctxtui.cli.common import progress_on_stderr
+
+    clock = [100.0]
+    monkeypatch.setattr(rich.console, "monotonic", lambda: clock[0])  # the bar's clock
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])  # when the bar is drawn again
+    terminal = io.StringIO()
+    terminal.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress_on_stderr() as on_progress:
+        assert on_progress is not None
+        on_progress(engine.Progress("parse", 0, 16_000))
+        clock[0] = 108.0
+        on_progress(engine.Progress("parse", 4_000, 16_000))
+        assert "about 25 s left" in terminal.getvalue()
+        on_progress(engine.Progress("index", 0, 0))
