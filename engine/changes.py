@@ -236,18 +236,20 @@ def _name_status(listed: bytes) -> list[tuple[ChangeStatus, str, str, int]]:
 
 
 def _split_patch(patch: str) -> list[tuple[str, tuple[str, ...]]]:
-    """Split a unified patch into (header, hunks) per file, in order."""
+    """Split a unified patch into (header, hunks) per file, in order: a hunk starts at each
+    line that starts with "@@". Sliced out where "\n@@" is found, not split into lines (a
+    regenerated 19 MB data file's 38 MB diff: 600,000 line strings, 206 MB at its peak), and
+    only a line feed ends a line (a carriage return inside a line starts no hunk)."""
     blocks: list[tuple[str, tuple[str, ...]]] = []
     for block in _file_blocks(patch):
-        lines = block.splitlines(keepends=True)
-        first_hunk = next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines))
-        hunks: list[list[str]] = []  # lines, joined once: `+=` on a str in a list copied
-        for line in lines[first_hunk:]:  # the hunk at every line (a 1 MB file's rewrite: 39 s)
-            if line.startswith("@@") or not hunks:
-                hunks.append([line])
-            else:
-                hunks[-1].append(line)
-        blocks.append(("".join(lines[:first_hunk]), tuple("".join(hunk) for hunk in hunks)))
+        starts = []
+        position = block.find("\n@@")
+        while position >= 0:
+            starts.append(position + 1)
+            position = block.find("\n@@", position + 1)
+        ends = [*starts[1:], len(block)][: len(starts)]
+        hunks = tuple(block[start:end] for start, end in zip(starts, ends, strict=True))
+        blocks.append((block[: starts[0]] if starts else block, hunks))
     return blocks
 
 

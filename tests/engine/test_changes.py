@@ -165,6 +165,22 @@ def test_a_submodule_is_one_line_of_the_diff_whatever_diff_submodule_says(
     assert "-dirty" in "".join(by_path["lib"].hunks)
 
 
+def test_hunks_start_at_lines_that_start_with_at_signs_only(tmp_path: Path) -> None:
+    """A line holding a carriage return then "@@" is one line of its hunk, not a new hunk
+    (str.splitlines broke lines at the carriage return), and a big rewrite keeps its one hunk."""
+    body = "".join(f"row {n}\n" for n in range(2000))
+    root = make_repo(tmp_path / "repo", {"a.txt": "first\n", "big.txt": body}, git=True)
+    (root / "a.txt").write_bytes(b"first\r@@ -9 +9 @@ not a hunk\n")
+    (root / "big.txt").write_text(body.replace("row", "line"))
+    changes = read_changes(root)
+    assert changes is not None
+    text, big = changes.files
+    assert len(text.hunks) == 1 and "+first\r@@ -9 +9 @@ not a hunk\n" in text.hunks[0]
+    assert text.header.startswith("diff --git a/a.txt b/a.txt\n")
+    assert text.header.endswith("+++ b/a.txt\n") and text.hunks[0].startswith("@@ -1 +1 @@")
+    assert len(big.hunks) == 1 and big.hunks[0].count("\n") == 4001  # "@@" line + 4,000
+
+
 def test_the_whole_diff_fits_when_there_is_room(worked_on: Path) -> None:
     changes = read_changes(worked_on)
     assert changes is not None

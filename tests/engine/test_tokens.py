@@ -17,6 +17,7 @@ from tiktoken_ext import openai_public
 
 from engine.errors import TokenizerError
 from engine.tokens import (
+    COUNT_INTO_ARRAY_FROM,
     DATA_DIR,
     ENCODINGS,
     TOKEN_BYTES_SHA256,
@@ -101,6 +102,23 @@ def test_counts_equal_tiktoken(
     tokenizer: Tokenizer, oracles: dict[str, tiktoken.Encoding], text: str
 ) -> None:
     assert tokenizer.count(text) == len(oracles[tokenizer.name].encode_ordinary(text))
+
+
+def test_a_long_text_is_counted_as_an_array_to_the_same_count(
+    tokenizer: Tokenizer, oracles: dict[str, tiktoken.Encoding], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From COUNT_INTO_ARRAY_FROM characters the tokens come as uint32s, not a list of ints
+    (a 38 MB diff's hunk was a 310 MB list), special-token text still counting as text."""
+    text = "".join(SAMPLES) * (COUNT_INTO_ARRAY_FROM // len("".join(SAMPLES)) + 1)
+    expected = len(oracles[tokenizer.name].encode_ordinary(text))
+    encoding = tokenizer._encoding
+
+    def no_list(_: str) -> list[int]:
+        raise AssertionError("a long text counted through a list of ints")
+
+    monkeypatch.setattr(tokenizer, "_encoding", mock.Mock(wraps=encoding))
+    tokenizer._encoding.encode_ordinary = no_list  # type: ignore[attr-defined]
+    assert tokenizer.count(text) == expected
 
 
 def test_count_many_equals_count(tokenizer: Tokenizer) -> None:
