@@ -42,6 +42,8 @@ FORMAT_EXTENSIONS: Mapping[Format, str] = {
 """File extension of a saved pack per format."""
 HISTORY_LIMIT = 100
 """Earlier questions kept per repository."""
+FOCUS_PLACES: tuple[str, ...] = ("question", "list")
+"""Where the keys went when the app was closed: the question bar or the ranked list."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,11 @@ class RepoState:
     history: tuple[str, ...] = ()
     """Earlier questions of this repository, newest first, at most HISTORY_LIMIT; a file
     written before the history was kept has none (the field is optional on disk)."""
+    cursor: str = ""
+    """The file highlighted in the ranked list when the app closed (its path, not its row:
+    the ranking may differ at the next open); empty for none. Optional on disk, as below."""
+    focus: str = FOCUS_PLACES[0]
+    """Where the keys went when the app closed, one of FOCUS_PLACES."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON object stored on disk."""
@@ -78,6 +85,8 @@ class RepoState:
             "query": self.query,
             "changed": self.changed,
             "history": list(self.history),
+            "cursor": self.cursor,
+            "focus": self.focus,
         }
 
     @classmethod
@@ -92,6 +101,8 @@ class RepoState:
         query = data.get("query", "")
         changed = data.get("changed", False)
         history = data.get("history", [])
+        cursor = data.get("cursor", "")
+        focus = data.get("focus", FOCUS_PLACES[0])
         if not (isinstance(pinned, list) and all(isinstance(p, str) for p in pinned)):
             raise ValueError("pinned must be a list of paths")
         if not isinstance(overrides, dict):
@@ -104,6 +115,8 @@ class RepoState:
             raise ValueError("changed must be true or false")
         if not (isinstance(history, list) and all(isinstance(q, str) for q in history)):
             raise ValueError("history must be a list of questions")
+        if not (isinstance(cursor, str) and isinstance(focus, str)):
+            raise ValueError("cursor and focus must be text")
         return cls(
             pinned=frozenset(pinned),
             overrides={str(path): Level(level) for path, level in overrides.items()},
@@ -113,6 +126,9 @@ class RepoState:
             query=query,
             changed=changed,
             history=tuple(history[:HISTORY_LIMIT]),
+            cursor=cursor,
+            # a place this version does not know (a later one's) is the question, not an error
+            focus=focus if focus in FOCUS_PLACES else FOCUS_PLACES[0],
         )
 
 

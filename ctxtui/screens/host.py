@@ -143,6 +143,9 @@ class WorkspaceHost(Screen[None]):
         self.first_list_shown = threading.Event()
         """Set once a first ranked list is on screen (the layer above sets it)."""
         state, self._state_notice = services.store.load()
+        self.saved_place = (state.cursor, state.focus)
+        """The file highlighted and where the keys went when the app last closed: the layer
+        above puts them back with the first list (they were lost at every reopen)."""
         self.set_reactive(WorkspaceHost.query_text, printable_question(state.query))
         self.set_reactive(WorkspaceHost.budget, state.budget)
         self.set_reactive(WorkspaceHost.fmt, state.fmt)
@@ -175,13 +178,19 @@ class WorkspaceHost(Screen[None]):
     def request_changes(self) -> None:
         """Read the work tree's changes again when they are packed (the layer above)."""
 
+    def place(self) -> tuple[str, str]:
+        """The highlighted file and where the keys go, for the next open (the layer above)."""
+        return self.saved_place
+
     # ------------------------------------------------------------------ state
 
     def validate_budget(self, budget: int) -> int:
         return clamp_budget(budget)
 
     def save_state(self) -> None:
-        """Write pins, levels, budget, format, encoding and questions for the next start."""
+        """Write pins, levels, budget, format, encoding, questions and the place in the list
+        for the next start."""
+        cursor, focus = self.place()
         state = RepoState(
             self.pinned,
             dict(self.overrides),
@@ -191,6 +200,8 @@ class WorkspaceHost(Screen[None]):
             self.query_text,
             changed=self.changed,
             history=self.history,
+            cursor=cursor,
+            focus=focus,
         )
         try:
             self.services.store.save(state)

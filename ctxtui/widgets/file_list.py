@@ -5,9 +5,10 @@ ranks or plans. Where the cursor goes follows where the person is working: while
 no focus (the question is being typed), every new ranking shows rank 1 highlighted at the top;
 while the list has focus, rows keep their places (a pin or a level moves nothing under the
 cursor) until the question changes, and so does the view; a file that leaves the list (gone
-from disk) leaves the cursor on its row. A plan alone redraws the changed rows in place. A level
-or pin key pressed in the list before its first rows arrive (tab and a key typed in one breath
-after the question) waits for them and acts on rank 1.
+from disk) leaves the cursor on its row; the file highlighted when the app last closed stands
+where rank 1 would while its question is on show (`restore_cursor`). A plan alone redraws the
+changed rows in place. A level or pin key pressed in the list before its first rows arrive (tab
+and a key typed in one breath after the question) waits for them and acts on rank 1.
 """
 
 from __future__ import annotations
@@ -151,12 +152,33 @@ class FileList(RowList):
         question pinned nothing)."""
         self.shown_ranking: Ranking | None = None
         """The ranking the rows were last built from (what is on screen once painted)."""
+        self._restore: tuple[str, str] | None = None
+        """The file to highlight instead of rank 1, and the question it holds for (see
+        restore_cursor)."""
+        self._restored = False
+        """The cursor has been put on the restored file once."""
 
     @property
     def highlighted_path(self) -> str | None:
         """The path under the cursor, or None."""
         option = self.highlighted_option
         return option.id if option is not None else None
+
+    def restore_cursor(self, path: str, query: str) -> None:
+        """Highlight `path` where rank 1 would be, once the rows of `query` hold it (the file
+        highlighted when the app closed); a ranking of another question forgets it, and a
+        list without it keeps the usual cursor."""
+        self._restore, self._restored = (path, query), False
+
+    def _restored_row(self, ranking: Ranking | None, paths: list[str]) -> int | None:
+        """The row of the file to restore, when it is due in this build."""
+        if self._restore is None or ranking is None:
+            return None
+        path, query = self._restore
+        if ranking.query != query:
+            self._restore = None  # a new question: its own rank 1
+            return None
+        return paths.index(path) if path in paths else None
 
     def paths_in_view(self, margin: int = 2) -> list[str]:
         """The paths of the rows on screen, and `margin` rows either side, in list order."""
@@ -244,7 +266,10 @@ class FileList(RowList):
                 for row, ranked in zip(rows[shown_rows:], files[shown_rows:], strict=True)
             )
             self._paths, self._rows = paths, rows
-            if follow_top:
+            restored = self._restored_row(ranking, paths)
+            if restored is not None and (follow_top or not self._restored):
+                self._show_restored(restored)  # perhaps among the rows added now
+            elif follow_top:
                 self._show_top()
             return
         keep, place, view = self.highlighted_path, self.highlighted, self.scroll_y
@@ -259,7 +284,10 @@ class FileList(RowList):
         self.set_options(
             RowOption(row, ranked.path, style) for row, ranked in zip(rows, files, strict=True)
         )
-        if follow_top:
+        restored = self._restored_row(ranking, paths)
+        if restored is not None and (follow_top or not self._restored):
+            self._show_restored(restored)
+        elif follow_top:
             self._show_top()
         elif keep in paths:
             self._return_to(paths.index(keep), view)
@@ -287,6 +315,13 @@ class FileList(RowList):
         only as far as the row needs to be seen."""
         self.scroll_to(y=scroll_y, animate=False, immediate=True)
         self.highlighted = index
+
+    def _show_restored(self, index: int) -> None:
+        """Highlight the restored file's row, from the top of the list (it stands in for rank
+        1 while its question is on show: a new ranking of it, such as the meaning stage's,
+        puts the cursor back there, as it would on rank 1)."""
+        self._restored = True
+        self._return_to(index, 0)
 
     def _show_top(self) -> None:
         """Highlight rank 1 with the view at the top of the list."""

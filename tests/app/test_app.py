@@ -210,6 +210,44 @@ async def test_pin_survives_a_restart(
         assert ranking is not None and ranking.files[0].path == second
 
 
+async def test_a_reopen_puts_back_the_highlighted_file_and_the_focus(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    # session 32: the question, pins, levels and budget came back, but the cursor went back to
+    # rank 1 and the keys to the question
+    state_dir = tmp_path / "state"
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        file_list = app.main_screen.query_one(FileList)
+        await pilot.press("tab", "down", "down", "down")
+        third = file_list.highlighted_path
+        assert third is not None and file_list.highlighted == 3
+        await pilot.press("ctrl+q")
+    new_first = 'def refresh_session(session):\n    """Session refresh."""\n'
+    (small_repo / "auth" / "refresh.py").write_text(new_first, encoding="utf-8")
+    restarted = app_factory(small_repo, state_dir=state_dir)
+    async with restarted.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, QUESTION)
+        screen = restarted.main_screen
+        file_list = screen.query_one(FileList)
+        assert file_list.highlighted_path == third  # the file, not the row: the rows moved
+        assert file_list.highlighted != 3
+        assert screen.focused is file_list
+        await pilot.press("p")  # the keys act on the restored file
+        await settle(pilot)
+        assert screen.pinned == {third}
+        await pilot.press("tab", "ctrl+q")  # back in the question, on the pinned rank 1
+    (small_repo / third).unlink()
+    again = app_factory(small_repo, state_dir=state_dir)
+    async with again.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, QUESTION)
+        screen = again.main_screen
+        file_list = screen.query_one(FileList)
+        assert isinstance(screen.focused, QueryBar)
+        assert file_list.highlighted == 0  # the file is gone: the usual rank 1
+
+
 async def test_plus_minus_and_typed_budget_change_the_budget(
     small_repo: Path, app_factory: AppFactory
 ) -> None:

@@ -48,6 +48,17 @@ def test_a_state_file_without_history_still_loads(tmp_path: Path) -> None:
     assert notice == "" and state.query == "old" and state.history == ()
 
 
+def test_the_place_in_the_list_is_kept_and_optional_on_disk(tmp_path: Path) -> None:
+    store = StateStore(tmp_path / "repo", tmp_path / "state")
+    store.save(RepoState(query="q", cursor="a/b.py", focus="list"))
+    assert store.load()[0].cursor == "a/b.py" and store.load()[0].focus == "list"
+    # written before the place was kept, or by a later version with a place unknown here
+    for text in ('{"version": 1}', '{"version": 1, "focus": "preview"}'):
+        store.path.write_text(text, encoding="utf-8")
+        state, notice = store.load()
+        assert notice == "" and state.cursor == "" and state.focus == "question"
+
+
 def test_history_keeps_each_question_once_newest_first_and_bounded() -> None:
     history: tuple[str, ...] = ()
     for question in ("a", "b", " a ", "", "c"):
