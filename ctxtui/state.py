@@ -72,6 +72,8 @@ class RepoState:
     the ranking may differ at the next open); empty for none. Optional on disk, as below."""
     focus: str = FOCUS_PLACES[0]
     """Where the keys went when the app closed, one of FOCUS_PLACES."""
+    notes: tuple[str, ...] = ()
+    """The planner's notes last shown: a reopen whose pack has the same says nothing again."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON object stored on disk."""
@@ -87,6 +89,7 @@ class RepoState:
             "history": list(self.history),
             "cursor": self.cursor,
             "focus": self.focus,
+            "notes": list(self.notes),
         }
 
     @classmethod
@@ -103,6 +106,7 @@ class RepoState:
         history = data.get("history", [])
         cursor = data.get("cursor", "")
         focus = data.get("focus", FOCUS_PLACES[0])
+        notes = data.get("notes", [])
         if not (isinstance(pinned, list) and all(isinstance(p, str) for p in pinned)):
             raise ValueError("pinned must be a list of paths")
         if not isinstance(overrides, dict):
@@ -117,6 +121,8 @@ class RepoState:
             raise ValueError("history must be a list of questions")
         if not (isinstance(cursor, str) and isinstance(focus, str)):
             raise ValueError("cursor and focus must be text")
+        if not (isinstance(notes, list) and all(isinstance(n, str) for n in notes)):
+            raise ValueError("notes must be a list of text")
         return cls(
             pinned=frozenset(pinned),
             overrides={str(path): Level(level) for path, level in overrides.items()},
@@ -129,6 +135,7 @@ class RepoState:
             cursor=cursor,
             # a place this version does not know (a later one's) is the question, not an error
             focus=focus if focus in FOCUS_PLACES else FOCUS_PLACES[0],
+            notes=tuple(notes),
         )
 
 

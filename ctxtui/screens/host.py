@@ -146,6 +146,9 @@ class WorkspaceHost(Screen[None]):
         self.saved_place = (state.cursor, state.focus)
         """The file highlighted and where the keys went when the app last closed: the layer
         above puts them back with the first list (they were lost at every reopen)."""
+        self.told_notes = state.notes
+        """The planner's notes last shown (the layer above shows a pack's notes when they
+        differ): kept across a reopen, where the same note came back every time."""
         self.set_reactive(WorkspaceHost.query_text, printable_question(state.query))
         self.set_reactive(WorkspaceHost.budget, state.budget)
         self.set_reactive(WorkspaceHost.fmt, state.fmt)
@@ -202,6 +205,7 @@ class WorkspaceHost(Screen[None]):
             history=self.history,
             cursor=cursor,
             focus=focus,
+            notes=self.told_notes,
         )
         try:
             self.services.store.save(state)

@@ -104,7 +104,6 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self._preview_job: tuple[PlanEntry, tuple[str, ...], Style] | None = None
         self._previews: dict[tuple[object, ...], tuple[Content, tuple[str, ...]]] = {}
         """The last previews highlighted (a file shown again is not highlighted again)."""
-        self._last_notes: tuple[str, ...] = ()
         self._was_over_budget = False
         self._no_match_timer: Timer | None = None
         self._pack_timer: Timer | None = None
@@ -483,9 +482,9 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             self._was_over_budget = True
             return
         self._was_over_budget = False
-        if plan.notes and plan.notes != self._last_notes:
+        if plan.notes and plan.notes != self.told_notes:
             self.notify(" ".join(plan.notes), title="Pack")
-        self._last_notes = plan.notes
+        self.told_notes = plan.notes
 
     # ------------------------------------------------------------------ preview
 

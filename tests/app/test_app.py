@@ -248,6 +248,44 @@ async def test_a_reopen_puts_back_the_highlighted_file_and_the_focus(
         assert file_list.highlighted == 0  # the file is gone: the usual rank 1
 
 
+async def test_a_planner_note_already_shown_is_not_shown_again_at_a_reopen(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    # session 32: "outline would cost no less than full, so it is packed full" came back at
+    # every reopen of the same saved state, saying nothing new
+    from ctxtui.state import RepoState, StateStore
+
+    for name in ("session_flag.py", "refresh_flag.py"):  # one line: no outline is cheaper
+        (small_repo / "auth" / name).write_text("X = 1\n", encoding="utf-8")
+    state_dir = tmp_path / "state"
+    tiny = {"auth/session_flag.py": Level.OUTLINE}
+    StateStore(small_repo, state_dir).save(RepoState(overrides=tiny, query=QUESTION))
+
+    def told(app: CtxtuiApp, path: str) -> list[str]:
+        return [n for n in notices(app) if path in n and "would cost no less" in n]
+
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, QUESTION)
+        assert len(told(app, "auth/session_flag.py")) == 1
+        await pilot.press("ctrl+q")
+    reopened = app_factory(small_repo, state_dir=state_dir)
+    async with reopened.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, QUESTION)
+        assert reopened.main_screen.packed is not None
+        assert reopened.main_screen.packed[1].notes  # the note holds, and is not said again
+        assert told(reopened, "auth/session_flag.py") == []
+        file_list = reopened.main_screen.query_one(FileList)
+        await pilot.press("tab")
+        assert file_list.ranking is not None
+        paths = [f.path for f in file_list.ranking.files]
+        assert "auth/refresh_flag.py" in paths
+        file_list.highlighted = paths.index("auth/refresh_flag.py")
+        await pilot.press("o")  # a note that says something new is shown
+        await settle(pilot)
+        await wait_until(pilot, lambda: any("2 files you set" in n for n in notices(reopened)))
+
+
 async def test_plus_minus_and_typed_budget_change_the_budget(
     small_repo: Path, app_factory: AppFactory
 ) -> None:

@@ -32,6 +32,7 @@ def test_state_round_trips_through_its_json_file(tmp_path: Path) -> None:
         encoding="cl100k_base",
         query="where is the session refreshed?",
         history=("where is the session refreshed?", "how are tokens signed"),
+        notes=("a.py: outline would cost no less than full, so it is packed full",),
     )
     store.save(state)
     loaded, notice = store.load()
@@ -57,6 +58,7 @@ def test_the_place_in_the_list_is_kept_and_optional_on_disk(tmp_path: Path) -> N
         store.path.write_text(text, encoding="utf-8")
         state, notice = store.load()
         assert notice == "" and state.cursor == "" and state.focus == "question"
+        assert state.notes == ()
 
 
 def test_history_keeps_each_question_once_newest_first_and_bounded() -> None:
