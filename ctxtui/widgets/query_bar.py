@@ -16,7 +16,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.reactive import var
 
-from ctxtui.widgets.ordered_input import OrderedInput
+from ctxtui.widgets.ordered_input import TERMINAL_CODES, OrderedInput
 from ctxtui.widgets.repaint_only import RepaintOnly
 
 UNDO_LIMIT = 200
@@ -40,13 +40,6 @@ def edit_kind(old: str, new: str) -> EditKind:
         if old[:at] + old[at + 1 :] == new and not old[at].isspace():
             return "delete"
     return "other"
-
-
-TERMINAL_CODES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
-)
-"""What a paste loses: terminal escape sequences (colours of a copied log) and the other
-control characters, which the bar would send to the terminal as they are."""
 
 
 LINE_BREAKS = re.compile(r"[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -114,17 +107,9 @@ class QueryBar(RepaintOnly, OrderedInput):
         question with an escape, a bell or a carriage return was drawn raw and ranked so."""
         return printable_question(value)
 
-    def _on_paste(self, event: events.Paste) -> None:
+    def pasted_text(self, text: str) -> str:
         """Input keeps a paste's first line only: keep them all (`pasted_line`)."""
-        if event.text:
-            text = pasted_line(event.text)
-            selection = self.selection
-            if selection.is_empty:
-                self.insert_text_at_cursor(text)
-            else:
-                self.replace(text, *selection)
-        event.stop()
-        event.prevent_default()  # Input's own handler would paste the first line again
+        return pasted_line(text)
 
     def _watch_value(self, value: str) -> None:
         """Input's own watcher, without the layout of the whole screen it asks for: Input

@@ -6,14 +6,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import make_repo
+from textual import events
 from textual.content import Content
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from app.support import notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.path_search import is_glob, search_paths
 from ctxtui.screens.finder import FinderList, FinderScreen
 from ctxtui.screens.main import MainScreen
+from ctxtui.screens.prompt import PromptScreen
 from engine.model import Level
 
 AppFactory = Callable[..., CtxtuiApp]
@@ -151,3 +154,34 @@ async def test_at_40_columns_each_match_keeps_one_line_and_its_file_name(
         await pilot.press("tab", "p")  # pinned from the finder: its mark fits too
         await wait_until(pilot, lambda: "◆" in first_row(finder_list).plain)
         assert first_row(finder_list).cell_length <= width
+
+
+async def test_a_paste_into_the_finder_or_a_prompt_drops_terminal_codes_and_control_characters(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+) -> None:
+    # session 32: only the question dropped them; the finder kept a copied name's colour codes
+    # and bell (and matched nothing), the save prompt put them in the pack's file name
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, "")
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
+        finder = app.screen
+        assert isinstance(finder, FinderScreen)
+        box = finder.query_one("#finder-input", Input)
+        app.post_message(events.Paste("\x1b[01;32mstrings\x1b[0m.py\x07\nsecond line"))
+        await wait_until(pilot, lambda: box.value != "")
+        assert box.value == "strings.py"
+        await wait_until(pilot, lambda: bool(finder.matches))
+        assert finder.matches[0].path == "utils/strings.py"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        target = tmp_path / "pack.md"
+        app.post_message(events.Paste(f"{tmp_path}/pack\x1b[0m.md\x08\r\n"))  # replaces the name
+        prompt_box = app.screen.query_one("#prompt-input", Input)
+        await wait_until(pilot, lambda: prompt_box.value == str(target))
+        await pilot.press("enter")
+        await wait_until(pilot, target.exists)
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pack")] == ["pack.md"]
