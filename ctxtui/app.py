@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 from textual.screen import Screen
 
 from ctxtui.clipboard import ClipboardBackend, PyperclipBackend
@@ -42,6 +43,18 @@ class CtxtuiApp(App[None]):
         super().__init__()
         self.services = services
         """How to open the workspace, where state and packs go, which clipboard."""
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, except that on Linux and macOS a paste's escape sequences are
+        dropped before they can become key presses (ctxtui.terminal_input)."""
+        driver = super().get_driver_class()
+        if os.name != "posix":
+            return driver
+        from textual.drivers.linux_driver import LinuxDriver  # deliberate: termios, POSIX only
+
+        from ctxtui.terminal_input import PasteSafeDriver
+
+        return PasteSafeDriver if driver is LinuxDriver else driver
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self.services)
