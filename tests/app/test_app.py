@@ -36,6 +36,11 @@ async def type_question(pilot: Pilot[Any], app: CtxtuiApp, text: str) -> None:
     await settle(pilot, text)
 
 
+def kept_state(app_factory: AppFactory, repo: Path, tmp_path: Path) -> CtxtuiApp:
+    """The app on `repo` with its state in tmp_path: each call is the next start."""
+    return app_factory(repo, state_dir=tmp_path / "state")
+
+
 async def test_typed_question_ranks_the_defining_file_first(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
@@ -182,8 +187,7 @@ async def test_meter_totals_equal_the_workspace_pack(
 async def test_pin_survives_a_restart(
     small_repo: Path, app_factory: AppFactory, tmp_path: Path
 ) -> None:
-    state_dir = tmp_path / "state"
-    app = app_factory(small_repo, state_dir=state_dir)
+    app = kept_state(app_factory, small_repo, tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await type_question(pilot, app, QUESTION)
         screen = app.main_screen
@@ -199,7 +203,7 @@ async def test_pin_survives_a_restart(
         assert first is not None and first.files[0].path == second
         assert first.files[0].pinned
         await pilot.press("ctrl+q")
-    restarted = app_factory(small_repo, state_dir=state_dir)
+    restarted = kept_state(app_factory, small_repo, tmp_path)
     async with restarted.run_test(size=(120, 36)) as pilot:
         await settle(pilot, QUESTION)
         screen = restarted.main_screen
@@ -215,18 +219,16 @@ async def test_a_reopen_puts_back_the_highlighted_file_and_the_focus(
 ) -> None:
     # session 32: the question, pins, levels and budget came back, but the cursor went back to
     # rank 1 and the keys to the question
-    state_dir = tmp_path / "state"
-    app = app_factory(small_repo, state_dir=state_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await type_question(pilot, app, QUESTION)
-        file_list = app.main_screen.query_one(FileList)
-        await pilot.press("tab", "down", "down", "down")
-        third = file_list.highlighted_path
-        assert third is not None and file_list.highlighted == 3
+    first = kept_state(app_factory, small_repo, tmp_path)
+    async with first.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*QUESTION, "tab", "down", "down", "down")
+        await settle(pilot, QUESTION)
+        third = first.main_screen.query_one(FileList).highlighted_path
+        assert third is not None and first.main_screen.query_one(FileList).highlighted == 3
         await pilot.press("ctrl+q")
     new_first = 'def refresh_session(session):\n    """Session refresh."""\n'
     (small_repo / "auth" / "refresh.py").write_text(new_first, encoding="utf-8")
-    restarted = app_factory(small_repo, state_dir=state_dir)
+    restarted = kept_state(app_factory, small_repo, tmp_path)
     async with restarted.run_test(size=(120, 36)) as pilot:
         await settle(pilot, QUESTION)
         screen = restarted.main_screen
@@ -239,7 +241,7 @@ async def test_a_reopen_puts_back_the_highlighted_file_and_the_focus(
         assert screen.pinned == {third}
         await pilot.press("tab", "ctrl+q")  # back in the question, on the pinned rank 1
     (small_repo / third).unlink()
-    again = app_factory(small_repo, state_dir=state_dir)
+    again = kept_state(app_factory, small_repo, tmp_path)
     async with again.run_test(size=(120, 36)) as pilot:
         await settle(pilot, QUESTION)
         screen = again.main_screen
@@ -257,19 +259,18 @@ async def test_a_planner_note_already_shown_is_not_shown_again_at_a_reopen(
 
     for name in ("session_flag.py", "refresh_flag.py"):  # one line: no outline is cheaper
         (small_repo / "auth" / name).write_text("X = 1\n", encoding="utf-8")
-    state_dir = tmp_path / "state"
     tiny = {"auth/session_flag.py": Level.OUTLINE}
-    StateStore(small_repo, state_dir).save(RepoState(overrides=tiny, query=QUESTION))
+    StateStore(small_repo, tmp_path / "state").save(RepoState(overrides=tiny, query=QUESTION))
 
     def told(app: CtxtuiApp, path: str) -> list[str]:
         return [n for n in notices(app) if path in n and "would cost no less" in n]
 
-    app = app_factory(small_repo, state_dir=state_dir)
+    app = kept_state(app_factory, small_repo, tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot, QUESTION)
         assert len(told(app, "auth/session_flag.py")) == 1
         await pilot.press("ctrl+q")
-    reopened = app_factory(small_repo, state_dir=state_dir)
+    reopened = kept_state(app_factory, small_repo, tmp_path)
     async with reopened.run_test(size=(120, 36)) as pilot:
         await settle(pilot, QUESTION)
         assert reopened.main_screen.packed is not None
