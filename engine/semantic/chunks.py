@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.model import Declaration
+from engine.model import Declaration, printable
 
 CHUNKER_VERSION = 1
 """Bump when the cutting changes: cached vectors of another version are not reused."""
@@ -40,8 +40,11 @@ def chunk_file(
     """Cut `text` into chunks of at most `lines` lines, ending before declarations.
 
     Blank stretches make no chunk; a file longer than `max_chunks` chunks keeps its first
-    ones (such files are data or generated, and only the best chunk of a file counts).
+    ones (such files are data or generated, and only the best chunk of a file counts). The
+    path heads each chunk as `printable` shows it: bytes of a name that are not UTF-8 (kept
+    as surrogates) become U+FFFD, as the model's tokenizer takes valid Unicode only.
     """
+    head = printable(path)
     all_lines = text.splitlines()
     starts = sorted({d.start_line for d in declarations if d.depth <= 1})
     chunks: list[Chunk] = []
@@ -57,6 +60,6 @@ def chunk_file(
                 last = cut[-1] - 1
         body = "\n".join(all_lines[first - 1 : last])
         if body.strip():
-            chunks.append(Chunk(first, last, f"{path}\n{body}"))
+            chunks.append(Chunk(first, last, f"{head}\n{body}"))
         first = last + 1
     return tuple(chunks)

@@ -4,6 +4,7 @@ incremental embedding, and the fusion of similarity into a finished lexical rank
 from __future__ import annotations
 
 import json
+import os
 import struct
 from dataclasses import replace
 from pathlib import Path
@@ -44,6 +45,15 @@ def test_chunks_hold_at_most_the_line_limit_and_start_with_the_path() -> None:
     assert [(c.start_line, c.end_line) for c in chunks] == [(1, 40), (41, 80), (81, 100)]
     assert all(c.text.startswith("pkg/data.py\n") for c in chunks)
     assert chunks[1].text.splitlines()[1] == "x41 = 41"
+
+
+def test_a_name_that_is_not_utf8_heads_its_chunks_as_valid_unicode() -> None:
+    # the model's tokenizer refuses a lone surrogate ("TextEncodeInput must be Union[...]"):
+    # a repository with one Latin-1 file name crashed rank, pack and index --semantic
+    name = os.fsdecode(b"caf\xe9/menu.py")
+    chunks = chunk_file(name, "def price():\n    return 1\n")
+    assert chunks[0].text.startswith("caf\ufffd/menu.py\n")
+    assert all(c.text.encode("utf-8") for c in chunks)  # no surrogate left
 
 
 def test_a_chunk_ends_before_a_declaration_late_in_its_window() -> None:

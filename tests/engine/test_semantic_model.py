@@ -74,3 +74,21 @@ def test_rank_uses_the_real_model_offline_in_a_fresh_process(tmp_path: Path) -> 
     assert files[0]["path"] == "app/cookies.py"
     assert any(r["kind"] == "semantic" for f in files for r in f["reasons"])
     assert "semantic: embedded" in done.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_embedded_by_the_real_model(tmp_path: Path) -> None:
+    # session 32: `rank`, `pack` and `index --semantic` died on the tokenizer's TypeError
+    # ("TextEncodeInput must be Union[...]") when a Latin-1 file name reached the model
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            os.fsdecode(b"caf\xe9_cookies.py"): "def sign(value, key):\n    return key\n",
+            "flags.py": "def parse(argv):\n    return argv\n",
+        },
+    )
+    env = {**os.environ, "CTXTUI_SEMANTIC": "on"}
+    command = [sys.executable, "-m", "ctxtui", "index", "--semantic", str(repo)]
+    done = subprocess.run([*_offline_prefix(), *command], capture_output=True, env=env)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert b"Traceback" not in done.stderr
+    assert b"2   of 2 files have vectors" in done.stdout
