@@ -20,7 +20,7 @@ from ctxtui.errors import UsageFailure
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.time_left import ESTIMATED_STAGES, said_time_left, time_left
 from ctxtui.workspace import Workspace
-from ctxtui.workspace.answers import left_out
+from ctxtui.workspace.answers import left_out, under_root
 from ctxtui.workspace.notices import counted, index_notices
 from engine import EngineError, Progress
 from engine.model import SkipReason, printable
@@ -195,10 +195,10 @@ def repository_path(workspace: Workspace, name: str) -> str:
         return name  # a repository path, whatever the current folder holds
     candidate = Path(name)
     if candidate.is_absolute() or candidate.exists():
-        try:
-            name = candidate.resolve().relative_to(workspace.root).as_posix()
-        except ValueError:
-            raise UsageFailure(f"ctxtui: --focus {name} is outside {workspace.root}") from None
+        relative = under_root(workspace.root, candidate)
+        if relative is None:
+            raise UsageFailure(f"ctxtui: --focus {name} is outside {workspace.root}")
+        name = relative
     if name not in workspace.index.path_ids:
         reason = left_out(workspace.index, name)
         if not reason:

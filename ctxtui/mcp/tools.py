@@ -18,7 +18,13 @@ from ctxtui.mcp.warm import WarmRepository
 from ctxtui.settings import pack_choices
 from ctxtui.state import MAX_BUDGET, StateStore
 from ctxtui.workspace import Choices, Workspace, build_pack, working_changes
-from ctxtui.workspace.answers import gone_paths, left_out, pack_summary, ranked_files
+from ctxtui.workspace.answers import (
+    gone_paths,
+    left_out,
+    pack_summary,
+    ranked_files,
+    under_root,
+)
 from ctxtui.workspace.notices import counted, gone_choices_notice, secret_notices
 from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
@@ -229,10 +235,10 @@ def _repository_path(workspace: Workspace, name: str) -> str:
         raise ToolError(f"{one_line(name)}: a path cannot hold a NUL character")
     candidate = Path(name)
     if candidate.is_absolute():
-        try:
-            name = candidate.resolve().relative_to(root).as_posix()
-        except ValueError:
-            raise ToolError(f"{one_line(name)} is outside the repository {root}") from None
+        relative = under_root(root, candidate)
+        if relative is None:
+            raise ToolError(f"{one_line(name)} is outside the repository {root}")
+        name = relative
     posix = PurePosixPath(name.replace("\\", "/"))
     if ".." in posix.parts:
         raise ToolError(f"{one_line(name)} is outside the repository {root}")

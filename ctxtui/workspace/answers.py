@@ -6,8 +6,9 @@ data in the engine and words here ("session in names", "imports: app/db.py").
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from engine.model import Index, Plan, Ranking, Reason, ReasonKind, Rendered
 from engine.shown_path import shown_detail, shown_path
@@ -94,6 +95,25 @@ def left_out(index: Index, path: str) -> str:
     within = {path, *(folder.as_posix() for folder in PurePosixPath(path).parents)}
     found = next((skipped for skipped in index.skipped if skipped.path in within), None)
     return found.reason.value if found is not None else ""
+
+
+def under_root(root: Path, path: Path) -> str | None:
+    """`path` (absolute, or relative to the current folder) as a relative POSIX path under
+    `root` (a resolved folder), links followed; None when it is outside. A path through a
+    symlink loop cannot be followed to its end (Path.resolve raises RuntimeError on Python
+    3.11, OSError on 3.13), so its folder is, and its last part is taken as written: the
+    index then says what it left out ("symlink loop")."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        try:
+            real = path.parent.resolve() / path.name
+        except (OSError, RuntimeError):
+            real = Path(os.path.abspath(path))
+    try:
+        return real.relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def gone_paths(index: Index, chosen: Iterable[str]) -> tuple[str, ...]:

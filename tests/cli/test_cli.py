@@ -156,6 +156,18 @@ def test_focus_on_a_file_the_index_left_out_says_why(
         assert f"ctxtui: --focus {name} " in err and said in err
 
 
+def test_focus_on_a_symlink_loop_by_its_full_path_says_why_in_one_line(
+    run: Run, repo: Path
+) -> None:
+    # session 32: Path.resolve raised RuntimeError("Symlink loop from ...") and a traceback
+    (repo / "loop_a").symlink_to("loop_b")
+    (repo / "loop_b").symlink_to("loop_a")
+    for command in ("rank", "pack"):
+        code, out, err = run(command, "user session", str(repo), "--focus", str(repo / "loop_a"))
+        assert (code, out) == (2, "")
+        assert err == "ctxtui: --focus loop_a is not indexed (symlink loop)\n"
+
+
 def test_rank_exclude_leaves_matching_files_out(run: Run, repo: Path) -> None:
     _, out, _ = run(
         "rank", "user session token", str(repo), "--json", "--exclude", "auth/tokens.py"

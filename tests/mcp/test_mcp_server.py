@@ -359,6 +359,25 @@ def test_bad_arguments_get_a_clear_error_and_the_server_keeps_serving(
     assert not server.call("rank_files", {"question": "login"}).is_error
 
 
+def test_a_full_path_through_a_symlink_loop_gets_a_clear_error(
+    server: McpSession, repo: Path
+) -> None:
+    # session 32: Path.resolve raised RuntimeError, which the server reported as a bug with
+    # no words ("Error executing tool file_outline")
+    (repo / "loop_a").symlink_to("loop_b")
+    (repo / "loop_b").symlink_to("loop_a")
+    try:
+        for path in (repo / "loop_a", repo / "loop_a" / "inner.py"):
+            result = server.call("file_outline", {"path": str(path)})
+            assert result.is_error
+            said = text_of(result)
+            assert path.relative_to(repo).as_posix() in said and "outside" not in said
+    finally:
+        (repo / "loop_a").unlink()
+        (repo / "loop_b").unlink()
+    assert not server.call("rank_files", {"question": "login"}).is_error
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
