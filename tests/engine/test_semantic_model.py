@@ -92,3 +92,26 @@ def test_a_file_name_that_is_not_utf8_is_embedded_by_the_real_model(tmp_path: Pa
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert b"Traceback" not in done.stderr
     assert b"2   of 2 files have vectors" in done.stdout
+
+
+@pytest.mark.parametrize("cache_is_a_file", [False, True])
+def test_loading_the_model_leaves_no_telemetry_and_prints_nothing_of_its_own(
+    tmp_path: Path, cache_is_a_file: bool
+) -> None:
+    # session 32: onnxruntime wrote Microsoft/DeveloperTools/.onnxruntime/{deviceid,
+    # onnxruntime.db} (a telemetry events table) into the user's cache at every model load,
+    # and where the cache could not be written printed a coloured "Failed to persist
+    # telemetry device ID" warning among ctxtui's lines
+    repo = make_repo(tmp_path / "repo", {"app/cookies.py": "def sign(value, key):\n    pass\n"})
+    cache = tmp_path / "cache"
+    if cache_is_a_file:
+        cache.write_text("")
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env |= {"CTXTUI_SEMANTIC": "on", "XDG_CACHE_HOME": str(cache)}
+    command = [sys.executable, "-m", "ctxtui", "rank", "sign the cookie", str(repo)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert all(line.startswith("ctxtui: ") for line in done.stderr.splitlines()), done.stderr
+    assert "telemetry" not in done.stderr
+    if not cache_is_a_file:
+        assert not (cache / "Microsoft").exists()
