@@ -204,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("ctxtui: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        from ctxtui.cli.common import silence_stdout  # deliberate: only on this path
+        from ctxtui.cli.output import silence_stdout  # deliberate: only on this path
 
         silence_stdout()
         return 0  # `ctxtui rank ... | head`: the reader left, nothing is wrong

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ctxtui import collector
+from ctxtui.cli.output import emit
 from ctxtui.errors import UsageFailure
 from ctxtui.workspace import Workspace
 from engine import EngineError, Format, ScanError, Session
@@ -209,7 +210,7 @@ def run_bench(args: argparse.Namespace) -> int:
         )
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out.append(f"\nthis process peak memory {own:.0f} MB")
-    sys.stdout.write("\n".join(out) + "\n")
+    emit("\n".join(out) + "\n")
     return 0
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxtui.cli.bench import percentile
+from ctxtui.cli.output import emit
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -264,7 +264,7 @@ def run_app_bench(path: Path, questions: Sequence[str], interval: float, repeat:
     ]
     if figures.unanswered:
         lines.append(f"never shown  {figures.unanswered} (timed out)")
-    sys.stdout.write("\n".join(lines) + "\n")
+    emit("\n".join(lines) + "\n")
     return 0
 
 

@@ -1,12 +1,11 @@
 """What the subcommands share: the question, settings, progress on stderr, opening a workspace.
 
 Errors raise EngineError (one line and exit 1 in `ctxtui.cli.main`) or UsageFailure (exit 2).
+Data goes to stdout through `ctxtui.cli.output.emit`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import sys
 import time
@@ -22,7 +21,7 @@ from ctxtui.time_left import ESTIMATED_STAGES, said_time_left, time_left
 from ctxtui.workspace import Workspace
 from ctxtui.workspace.answers import left_out, under_root
 from ctxtui.workspace.notices import counted, index_notices
-from engine import EngineError, Progress
+from engine import Progress
 from engine.model import SkipReason, printable
 
 
@@ -34,32 +33,6 @@ def read_question(question: str) -> str:
     if not text.strip():
         raise UsageFailure("ctxtui: the question is empty")
     return printable(text)
-
-
-def emit(text: str) -> None:
-    """Write data to stdout and flush it; a stdout that cannot be written (a full disk,
-    /dev/full, a closed pipe) is one line on stderr and exit 1, never a traceback.
-
-    Raises:
-        EngineError: stdout refused the text (BrokenPipeError passes: the reader left).
-    """
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        silence_stdout()
-        raise
-    except OSError as error:
-        silence_stdout()
-        raise EngineError(f"cannot write to stdout: {error.strerror or error}") from None
-
-
-def silence_stdout() -> None:
-    """Point stdout at /dev/null, so that the interpreter's last flush has nowhere to fail."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")

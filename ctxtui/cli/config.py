@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ctxtui.cli.output import emit
 from ctxtui.settings import (
     RANKING_NUMBERS,
     RANKING_ROLES,
@@ -34,10 +35,9 @@ def run_config(args: argparse.Namespace) -> int:
             "settings": {name: {"value": value, "source": source} for name, value, source in rows},
             "problems": list(settings.problems),
         }
-        json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        emit(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(format_settings(root, rows))
+        emit(format_settings(root, rows))
     for problem in settings.problems:
         print(f"ctxtui: {problem}", file=sys.stderr)
     return 0

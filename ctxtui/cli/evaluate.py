@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxtui.cli.output import emit
 from ctxtui.errors import UsageFailure
 from ctxtui.workspace import Workspace
 from engine import EngineError, Format, Level, Session
@@ -223,8 +224,7 @@ def run_eval(args: argparse.Namespace) -> int:
         cases_out = [
             {"id": r.case_id, "metrics": r.metrics, "top10": r.ranked[:10]} for r in results
         ]
-        json.dump({"summary": summary, "cases": cases_out}, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        emit(json.dumps({"summary": summary, "cases": cases_out}, indent=1) + "\n")
     else:
-        sys.stdout.write(format_table(results, args.budget))
+        emit(format_table(results, args.budget))
     return 0

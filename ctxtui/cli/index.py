@@ -10,7 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ctxtui.cli.common import emit, open_workspace, progress_on_stderr, read_settings
+from ctxtui.cli.common import open_workspace, progress_on_stderr, read_settings
+from ctxtui.cli.output import emit
 from ctxtui.settings import scan_options
 from ctxtui.workspace import Workspace
 from ctxtui.workspace.core import cache_dir_for

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from ctxtui.cli.common import (
-    emit,
     open_workspace,
     read_question,
     read_settings,
@@ -15,6 +14,7 @@ from ctxtui.cli.common import (
     semantic_notice,
     visible_controls,
 )
+from ctxtui.cli.output import emit
 from ctxtui.errors import UsageFailure
 from ctxtui.settings import pack_choices
 from ctxtui.state import FORMAT_EXTENSIONS, write_output

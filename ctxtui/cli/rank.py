@@ -6,13 +6,13 @@ import argparse
 import json
 
 from ctxtui.cli.common import (
-    emit,
     open_workspace,
     read_question,
     read_settings,
     repository_path,
     semantic_notice,
 )
+from ctxtui.cli.output import emit
 from ctxtui.workspace.answers import ranking_to_json, reason_text
 from engine import Ranking, Session
 from engine.model import one_line

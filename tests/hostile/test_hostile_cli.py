@@ -39,10 +39,27 @@ def ctxtui(
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
-def test_a_full_stdout_is_one_line_and_exit_1(repo: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["pack", "cart", "{repo}", "--no-cache"],
+        ["rank", "cart", "{repo}", "--no-cache"],
+        ["index", "{repo}", "--no-cache"],
+        ["config", "{repo}"],  # session 32: config, eval (and bench) wrote to stdout directly:
+        ["config", "{repo}", "--json"],  # a traceback of OSError: [Errno 28] on a full disk
+        ["eval", "{cases}", "{repo}"],
+        ["eval", "{cases}", "{repo}", "--json"],
+    ],
+)
+def test_a_full_stdout_is_one_line_and_exit_1(
+    repo: Path, tmp_path: Path, command: list[str]
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"id": "c1", "query": "cart total", "gold": ["cart.py"]}) + "\n")
+    argv = [part.format(repo=repo, cases=cases) for part in command]
     with open("/dev/full", "wb") as full:
         done = subprocess.run(
-            [sys.executable, "-m", "ctxtui", "pack", "cart", str(repo), "--no-cache"],
+            [sys.executable, "-m", "ctxtui", *argv],
             stdout=full, stderr=subprocess.PIPE, check=False, timeout=300,
         )  # fmt: skip
     err = done.stderr.decode()
