@@ -185,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from engine import EngineError  # deliberate: see FORMATS
 
     args_list = list(sys.argv[1:] if argv is None else argv)
+    _closed_streams_on_devnull()
     _tolerant_streams()
     try:
         if not args_list or args_list[0] not in (*SUBCOMMANDS, "-h", "--help"):
@@ -227,6 +228,22 @@ def _terminate_as_exit() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _closed_streams_on_devnull() -> None:
+    """A standard stream closed before the start (`>&-`, `<&-`, `2>&-`, as a crontab or a
+    supervisor may leave it) is None in Python, and the first print was a traceback (of the
+    progress bar's `sys.stderr.isatty()`, of `sys.stdout.write`). Each gets /dev/null in its
+    place, on its own descriptor number so no file opened later takes it: stdin reads
+    nothing (`-` is an empty question), stderr says nothing (the exit code still does), and
+    stdout is opened read-only, so that data written to it fails as on a full disk (one line,
+    exit 1) instead of vanishing; `pack -o FILE` needs no stdout and works."""
+    for name, flags in (("stdin", os.O_RDONLY), ("stdout", os.O_RDONLY), ("stderr", os.O_WRONLY)):
+        if getattr(sys, name) is not None:
+            continue
+        descriptor = os.open(os.devnull, flags)  # the lowest free number: its own if free
+        mode = "r" if name == "stdin" else "w"
+        setattr(sys, name, open(descriptor, mode, encoding="utf-8"))  # noqa: SIM115 (for good)
 
 
 def _tolerant_streams() -> None:

@@ -7,6 +7,7 @@ Every subcommand that prints data (index, rank, pack, config, eval, bench) write
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 
@@ -15,7 +16,8 @@ from engine import EngineError
 
 def emit(text: str) -> None:
     """Write data to stdout and flush it; a stdout that cannot be written (a full disk,
-    /dev/full, a closed pipe) is one line on stderr and exit 1, never a traceback.
+    /dev/full, a closed pipe, a stdout closed before the start) is one line on stderr and
+    exit 1, never a traceback.
 
     Raises:
         EngineError: stdout refused the text (BrokenPipeError passes: the reader left).
@@ -28,7 +30,8 @@ def emit(text: str) -> None:
         raise
     except OSError as error:
         silence_stdout()
-        raise EngineError(f"cannot write to stdout: {error.strerror or error}") from None
+        why = "it is closed" if error.errno == errno.EBADF else error.strerror or error
+        raise EngineError(f"cannot write to stdout: {why}") from None
 
 
 def silence_stdout() -> None:

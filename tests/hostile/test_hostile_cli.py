@@ -208,3 +208,38 @@ def test_a_rewritten_data_file_under_changed_costs_seconds_not_minutes(tmp_path:
     out = done.stdout.decode()
     assert "1 file changed" in out and "1 of 1 hunks left out to fit the budget" in out
     assert "diff --git a/data.csv b/data.csv\n" in out
+
+
+def _closing(*descriptors: int) -> Callable[[], None]:
+    """In the child: start with these standard streams closed (`>&-`, `<&-`, `2>&-`)."""
+
+    def close() -> None:
+        for descriptor in descriptors:
+            os.close(descriptor)
+
+    return close
+
+
+def test_streams_closed_before_the_start_are_one_line_or_silence_never_a_traceback(
+    repo: Path, tmp_path: Path
+) -> None:
+    # session 32: each of these was a traceback (sys.stdout, sys.stdin, sys.stderr were None)
+    def run(*argv: str | Path, closed: tuple[int, ...]) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "ctxtui", *argv], capture_output=True, check=False,
+            timeout=300, preexec_fn=_closing(*closed),
+        )  # fmt: skip
+
+    for argv in (["rank", "cart", repo], ["index", repo], ["config", repo]):
+        done = run(*argv, closed=(1,))
+        assert (done.returncode, done.stderr) == (
+            1,
+            b"ctxtui: cannot write to stdout: it is closed\n",
+        )
+    target = tmp_path / "pack.md"
+    done = run("pack", "cart", repo, "-o", target, closed=(1,))  # -o needs no stdout
+    assert done.returncode == 0 and target.read_text().startswith("# Context pack")
+    done = run("rank", "-", repo, closed=(0,))
+    assert (done.returncode, done.stderr) == (2, b"ctxtui: the question is empty\n")
+    done = run("pack", "cart", repo, closed=(2,))  # nowhere to say anything; the pack is whole
+    assert done.returncode == 0 and done.stdout.startswith(b"# Context pack")
