@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="token budget: 8000, 12,000, 12k, 1.5k (8000 unless a settings file says)",
     )
     pack.add_argument("--format", choices=FORMATS, help=SETTINGS_HINT)
-    pack.add_argument("-o", "--output", metavar="FILE", help="write the pack to FILE")
+    pack.add_argument("-o", "--output", metavar="FILE", help="write the pack to FILE (- is stdout)")
     pack.add_argument("--copy", action="store_true", help="also copy the pack to the clipboard")
     pack.add_argument("--focus", action="append", default=[], metavar="FILE")
     pack.add_argument("--exclude", action="append", default=[], metavar="GLOB")

@@ -28,6 +28,8 @@ def run_pack(args: argparse.Namespace) -> int:
     """`ctxtui pack`: plan, render and print (or save, or copy) the pack."""
     if args.output is not None and not args.output.strip():  # before the index's minutes
         raise UsageFailure("ctxtui: -o needs a file name (without -o the pack goes to stdout)")
+    if args.output == "-":  # as the question's "-" is stdin: not a file named "-"
+        args.output = None
     question = read_question(args.question)
     settings = read_settings(
         args.path,

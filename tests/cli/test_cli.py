@@ -444,6 +444,16 @@ def test_pack_output_to_an_empty_name_is_bad_usage(run: Run, repo: Path) -> None
     assert "-o needs a file name" in one_line(err)
 
 
+def test_pack_output_dash_is_stdout_not_a_file_named_dash(
+    run: Run, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 32: `-o -` wrote a file named "-" in the current folder ("wrote ... to -")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run("pack", "get user session", str(repo), "-o", "-")
+    assert code == 0 and out.startswith("# Context pack") and "wrote" not in err
+    assert not (tmp_path / "-").exists()
+
+
 def test_pack_copy_without_a_clipboard_still_prints_and_says_so(
     run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch, isolated_dirs: Path
 ) -> None:
