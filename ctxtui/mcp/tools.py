@@ -8,8 +8,9 @@ go through the very function `ctxtui pack` uses, so their text is the same to th
 
 from __future__ import annotations
 
+import posixpath
 from functools import partial
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -239,10 +240,9 @@ def _repository_path(workspace: Workspace, name: str) -> str:
         if relative is None:
             raise ToolError(f"{one_line(name)} is outside the repository {root}")
         name = relative
-    posix = PurePosixPath(name.replace("\\", "/"))
-    if ".." in posix.parts:
+    relative = posixpath.normpath(name.replace("\\", "/"))  # "app/../app/x.py" is app/x.py
+    if relative == ".." or relative.startswith("../"):
         raise ToolError(f"{one_line(name)} is outside the repository {root}")
-    relative = posix.as_posix().removeprefix("./")
     index = workspace.index
     if relative in index.path_ids:
         return relative

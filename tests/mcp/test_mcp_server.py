@@ -250,6 +250,17 @@ def test_file_outline_and_file_focused_return_one_file_at_that_level(
     assert "return password ==" not in text_of(focused)
 
 
+def test_a_relative_path_that_climbs_back_inside_is_that_file(server: McpSession) -> None:
+    # session 32: "app/../app/auth.py" was refused as "outside the repository"
+    for path in ("app/../app/auth.py", "./app//auth.py", "docs/../app/./auth.py"):
+        result = server.call("file_outline", {"path": path})
+        assert not result.is_error, text_of(result)
+        assert result.structured_content is not None
+        assert result.structured_content["path"] == "app/auth.py"
+    result = server.call("file_outline", {"path": "app/../../auth.py"})
+    assert result.is_error and "outside the repository" in text_of(result)
+
+
 def selection_of(server: McpSession, store: StateStore, state: RepoState) -> CallToolResult:
     """current_selection while `state` is the app's saved state (removed afterwards)."""
     store.save(state)
