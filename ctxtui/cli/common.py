@@ -116,7 +116,9 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
             task = tasks.get(progress.stage)
             started = task is None
             if task is None:
-                task = tasks[progress.stage] = bar.add_task(progress.stage, total=progress.total)
+                task = tasks[progress.stage] = bar.add_task(
+                    progress.stage, total=progress.total or None
+                )
             bar.update(task, completed=progress.done, total=progress.total or None)
             now = time.monotonic()
             if started or now - drawn[0] >= PROGRESS_REFRESH_SECONDS:

@@ -104,4 +104,8 @@ def test_the_progress_bar_says_the_parse_time_left_as_the_app_does(
         clock[0] = 108.0
         on_progress(engine.Progress("parse", 4_000, 16_000))
         assert "about 25 s left" in terminal.getvalue()
-        on_progress(engine.Progress("index", 0, 0))
+        clock[0] = 109.0
+        on_progress(engine.Progress("resolve", 0, 0))
+        clock[0] = 110.0
+        on_progress(engine.Progress("resolve", 7, 0))  # a stage without a total
+        assert "7/?" in terminal.getvalue() and "7/0" not in terminal.getvalue()
