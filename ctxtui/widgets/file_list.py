@@ -195,6 +195,8 @@ class FileList(RowList):
 
     def on_resize(self) -> None:
         self._schedule_rebuild()  # the rows' paths are shortened to the width
+        # a shorter list keeps its scroll: the cursor's row, further down, went out of view
+        self.call_after_refresh(self.scroll_to_highlight)
 
     def watch_ranking(self) -> None:
         if not self.has_focus:

@@ -626,3 +626,30 @@ async def test_files_changed_on_disk_are_picked_up_by_the_next_ranking(
         answer = app.main_screen.answer
         assert answer is not None
         assert "db/models.py" in [f.path for f in answer.ranking.files]
+
+
+async def test_the_cursor_row_stays_in_view_when_the_terminal_shrinks(
+    tmp_path: Path, app_factory: AppFactory
+) -> None:
+    # session 32: with the cursor on rank 11 of a 120x36 list, a resize to 40x12 kept the
+    # list's scroll at the top: four lines high, it showed ranks 1 and 2, the cursor nowhere
+    files = {f"pkg/session_{n}.py": f"def session_{n}():\n    return {n}\n" for n in range(20)}
+    app = app_factory(make_repo(tmp_path / "many", files))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await type_question(pilot, app, "session")
+        file_list = app.main_screen.query_one(FileList)
+        await pilot.press("tab", *["down"] * 10)
+        await wait_until(pilot, lambda: file_list.highlighted == 10)
+
+        def cursor_in_view() -> bool:
+            top = int(file_list.scroll_y)
+            first = (file_list.highlighted or 0) * RowOption.LINES
+            bottom = top + file_list.scrollable_content_region.height
+            return top <= first and first + RowOption.LINES <= bottom
+
+        for size in ((40, 12), (20, 8)):
+            height = file_list.scrollable_content_region.height
+            await pilot.resize_terminal(*size)
+            await wait_until(pilot, lambda h=height: file_list.scrollable_content_region.height < h)
+            await wait_until(pilot, cursor_in_view, timeout=5)
+            assert file_list.highlighted == 10
