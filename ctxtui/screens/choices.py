@@ -164,6 +164,9 @@ class ChoicesScreen(RankingScreen):
 
     def action_clear_choices(self, _where: str = "") -> None:
         """Clear every pin and level; ctrl+z or u in the list brings them back."""
+        self.file_list().after_requests(self._clear_choices)
+
+    def _clear_choices(self) -> None:
         if not self.pinned and not self.overrides:
             if self.changes is not None and self.changes.files:  # their ◆ comes from d
                 self.notify("No pins or levels to clear; d pins the changed files.", timeout=3)
@@ -178,8 +181,16 @@ class ChoicesScreen(RankingScreen):
             timeout=8,
         )
 
+    @on(FileList.RequestsSent)
+    def run_after_requests(self, event: FileList.RequestsSent) -> None:
+        event.stop()
+        event.then()
+
     def action_undo_choice(self) -> None:
-        """Take back the last change of pins or levels."""
+        """Take back the last change of pins or levels, once the list's requests are in."""
+        self.file_list().after_requests(self._undo_choice)
+
+    def _undo_choice(self) -> None:
         if not self._undo_choices:
             self.notify("Nothing to undo.", timeout=2)
             return

@@ -228,7 +228,11 @@ class MainScreen(ChoicesScreen):
     # ------------------------------------------------------------------ output
 
     def action_copy_pack(self) -> None:
-        """Copy the pack: clipboard, else terminal, and always the last-pack file."""
+        """Copy the pack: clipboard, else terminal, and always the last-pack file (with the
+        levels and pins asked for before: see `FileList.after_requests`)."""
+        self.file_list().after_requests(self._copy_pack)
+
+    def _copy_pack(self) -> None:
         if self.workspace is None or self.answer is None:
             self.notify("Nothing to copy yet.", severity="warning")
             return
@@ -277,7 +281,11 @@ class MainScreen(ChoicesScreen):
         self.notify(text, title="Copy", severity="warning" if warn else "information")
 
     def action_save_pack(self) -> None:
-        """Ask for a file name and write the pack there."""
+        """Ask for a file name and write the pack there (with the levels and pins asked for
+        before)."""
+        self.file_list().after_requests(self._save_pack)
+
+    def _save_pack(self) -> None:
         if self.workspace is None or self.answer is None:
             self.notify("Nothing to save yet.", severity="warning")
             return

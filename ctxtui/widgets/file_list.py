@@ -140,6 +140,15 @@ class FileList(RowList):
             self.path = path
             """The file."""
 
+    class RequestsSent(Message):
+        """Sent through the list by `after_requests`: reaches the screen after the level and
+        pin requests sent before it."""
+
+        def __init__(self, then: Callable[[], None]) -> None:
+            super().__init__()
+            self.then = then
+            """What to run once the requests before it are handled."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._rebuild_pending = False
@@ -383,6 +392,14 @@ class FileList(RowList):
     def action_request_pin(self) -> None:
         """Ask to pin or unpin the highlighted file."""
         self._request(self.PinRequested)
+
+    def after_requests(self, then: Callable[[], None]) -> None:
+        """Run `then` (by the screen) once the level and pin requests sent so far are handled.
+        A key's action runs as soon as the key reaches the app, but a request travels up from
+        the list as a message: in a burst of keys (typed ahead while the app was busy), `x u`
+        ran the undo before the x's request arrived ("Nothing to undo.", then the file left
+        out), and `p ctrl+y` copied the pack without the pin."""
+        self.post_message(self.RequestsSent(then))
 
     def _request(self, request: Callable[[str], Message]) -> None:
         """Send a request for the highlighted file; with no rows yet, once they come."""

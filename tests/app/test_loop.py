@@ -22,6 +22,7 @@ from textual.widgets import Input
 
 from app.support import (
     REPO_FILES,
+    FakeClipboard,
     burst,
     count_tokenizer_loads,
     notices,
@@ -822,3 +823,29 @@ async def test_the_ranking_screen_paints_at_its_own_frame_rate(
         assert timer._interval == pytest.approx(ranking_module.FRAME_PERIOD)
         assert ranking_module.FRAME_PERIOD < 1 / 60
         assert [t for t in app.main_screen._timers if t.name == "screen_update"] == [timer]
+
+
+async def test_an_undo_or_a_copy_in_a_burst_of_keys_comes_after_the_levels_and_pins_before_it(
+    small_repo: Path, app_factory: AppFactory, fake_clipboard: FakeClipboard
+) -> None:
+    # session 32: keys sent in one burst (tmux send-keys on mono16k), as a terminal sends
+    # keys typed while the app is busy. A key's action runs as the key reaches the app, but
+    # a level or pin travels up from the list as a message: "f s o x a u u" said "Nothing to
+    # undo." twice and then left every level applied; "p ctrl+y" copied no pin.
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        await pilot.press("tab")
+        top = screen.query_one(FileList).highlighted_path
+        burst(app, *"fsoxauu")
+        await wait_until(pilot, lambda: len(notices(app)) >= 2)
+        await settle(pilot)
+        assert notices(app) == ["Back to 1 level.", "Back to 1 level."]
+        assert dict(screen.overrides) == {top: Level.OUTLINE}
+        burst(app, "down", "p", "ctrl+y")
+        await wait_until(pilot, lambda: fake_clipboard.copies)
+        pinned = screen.query_one(FileList).highlighted_path
+        assert pinned != top and screen.pinned == {pinned}
+        assert f"## {pinned}" in fake_clipboard.text
