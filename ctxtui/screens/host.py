@@ -40,7 +40,12 @@ from ctxtui.widgets.index_status import IndexStatus
 from ctxtui.widgets.query_bar import printable_question
 from ctxtui.workspace import LazyTokenizer
 from ctxtui.workspace.answers import gone_paths
-from ctxtui.workspace.notices import as_sentences, gone_choices_notice, index_notices
+from ctxtui.workspace.notices import (
+    APP_SECRET_HINT,
+    as_sentences,
+    gone_choices_notice,
+    index_notices,
+)
 from ctxtui.workspace.semantic import stage_of
 from engine.changes import Changes
 from engine.errors import EngineError
@@ -323,7 +328,7 @@ class WorkspaceHost(Screen[None]):
             self.switch_encoding(workspace, self.encoding)
         if not workspace.index.files:
             self.notify(f"No files to index in {self.services.root}", severity="warning")
-        for line in index_notices(workspace.report):
+        for line in index_notices(workspace.report, secret_hint=APP_SECRET_HINT):
             self.notify(as_sentences([line]), title="Index", timeout=10)
         if not self.services.redact:
             self.notify(

@@ -18,12 +18,17 @@ NAMES_SHOWN = 3
 """File names listed in one notice before "and N more"."""
 
 
-def index_notices(report: IndexReport) -> list[str]:
-    """One line each for what an opened index left out or could not do, to show once."""
+APP_SECRET_HINT = "!NAME in .ctxtuiignore packs it"
+"""How the app's user packs a secret file: the app takes no --include-secret."""
+
+
+def index_notices(report: IndexReport, *, secret_hint: str = SECRET_HINT) -> list[str]:
+    """One line each for what an opened index left out or could not do, to show once
+    (`secret_hint`: how to pack a secret file, in the words of the front-end's options)."""
     lines = list(report.notes)
     secret = [s.path for s in report.skipped if s.reason is SkipReason.SECRET_FILE]
     if secret:
-        lines.append(f"left out {_count(secret, 'secret file')} ({_names(secret)}): {SECRET_HINT}")
+        lines.append(f"left out {_count(secret, 'secret file')} ({_names(secret)}): {secret_hint}")
     own = [s.path for s in report.skipped if s.reason is SkipReason.OWN_PACK]
     if own:
         lines.append(

@@ -62,6 +62,10 @@ async def test_a_warm_start_lists_the_saved_index_then_the_checked_tree(
         assert shown is not None and screen.checked
         assert "auth/session_store.py" in [f.path for f in shown.files]
         assert any("Left out 1 secret file (.env)" in text for text in notices(app))
+        # session 32: the notice said "--include-secret NAME or !NAME in .ctxtuiignore packs
+        # it", a flag the app does not take (`ctxtui PATH --include-secret .env` fails)
+        told = next(text for text in notices(app) if "secret file" in text)
+        assert "!NAME in .ctxtuiignore packs it" in told and "--include-secret" not in told
 
 
 async def test_a_warm_start_on_an_unchanged_tree_keeps_the_first_answer(
