@@ -13,10 +13,10 @@ and a key typed in one breath after the question) waits for them and acts on ran
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -55,6 +55,20 @@ def level_key(key: str, level: str, description: str, tooltip: str) -> Binding:
     """The binding of one level key, grouped with the others in the footer."""
     action = f"request_level('{level}')"
     return Binding(key, action, description, tooltip=tooltip, id=f"set-level-{level}", group=LEVELS)
+
+
+def wrap_cells(text: str, width: int, max_lines: int) -> list[str]:
+    """`text` in lines of at most `width` terminal cells, broken between words (a word
+    longer than a line is folded), the last of `max_lines` ending in " …" if text is left.
+    Cells, not characters: a question in CJK, two cells a character, ran past the list's
+    edge (textwrap counts characters)."""
+    lines = [line.plain.rstrip() for line in Content(text).wrap(width)]
+    if len(lines) <= max_lines:
+        return lines
+    last = lines[max_lines - 1]
+    while last and cell_len(last) + 2 > width:
+        last = last[:-1]
+    return [*lines[: max_lines - 1], f"{last.rstrip()} …"]
 
 
 class FileList(RowList):
@@ -199,8 +213,7 @@ class FileList(RowList):
         """`empty_text` in lines of the list's width: the list does not wrap its rows (the
         loading sentence was cut after "the files are ranke…" at 120 columns)."""
         width = max(self.scrollable_content_region.width - 2, 12)  # an option's padding
-        lines = textwrap.wrap(self.empty_text, width, max_lines=EMPTY_TEXT_LINES, placeholder=" …")
-        return "\n".join(lines)
+        return "\n".join(wrap_cells(self.empty_text, width, EMPTY_TEXT_LINES))
 
     def on_resize(self) -> None:
         self._schedule_rebuild()  # the rows' paths are shortened to the width

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import make_repo
+from rich.cells import cell_len
 from textual import events
 from textual.pilot import Pilot
 
@@ -463,6 +464,22 @@ async def test_what_an_empty_list_says_is_wrapped_to_its_width(
         await settle(pilot)
         wider = str(file_list.get_option_at_index(0).prompt).split("\n")
         assert len(wider) < len(lines)
+
+
+async def test_an_empty_lists_text_in_wide_characters_is_wrapped_to_its_cells(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # session 32: a question in Chinese matched nothing; the sentence was wrapped by
+    # characters, and its second line, 49 cells wide in a list of 44, ran past the edge
+    app = app_factory(small_repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        question = "没有匹配的文件名称测试 没有匹配的文件名称测试没有匹配"
+        await type_question(pilot, app, question)
+        file_list = app.main_screen.query_one(FileList)
+        width = file_list.scrollable_content_region.width - 2
+        lines = str(file_list.get_option_at_index(0).prompt).split("\n")
+        assert all(cell_len(line) <= width for line in lines)
+        assert " ".join(lines) == f"No file matches “{question}”. Try other words."
 
 
 async def test_empty_repository_is_reported_not_fatal(
