@@ -17,7 +17,7 @@ from typing import Any
 
 from ctxtui.errors import UsageFailure
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
-from ctxtui.time_left import ESTIMATED_STAGES, said_time_left, time_left
+from ctxtui.time_left import Pace
 from ctxtui.workspace import Workspace
 from ctxtui.workspace.answers import left_out, under_root
 from ctxtui.workspace.notices import counted, index_notices
@@ -80,47 +80,32 @@ def progress_on_stderr() -> Iterator[Callable[[Progress], None] | None]:
         yield None
         return
     from rich.console import Console  # deliberate: rich loads only for a terminal
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        ProgressColumn,
-        Task,
-        TaskID,
-        TextColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn
     from rich.progress import Progress as Bar
-    from rich.text import Text
-
-    class TimeLeft(ProgressColumn):
-        """The parse's time left, as the app's status line says it (ctxtui.time_left)."""
-
-        def render(self, task: Task) -> Text:
-            if task.description not in ESTIMATED_STAGES or not task.total or not task.elapsed:
-                return Text("")
-            left = time_left(task.elapsed, int(task.completed), int(task.total))
-            return Text(said_time_left(left) if left is not None else "")
 
     with Bar(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TimeLeft(),
+        TextColumn("{task.fields[left]}"),  # the parse's time left, as the app says it
         console=Console(stderr=True),
         transient=True,
         auto_refresh=False,
     ) as bar:
         tasks: dict[str, TaskID] = {}
         drawn = [0.0]
+        pace = Pace()
 
         def update(progress: Progress) -> None:
             task = tasks.get(progress.stage)
             started = task is None
             if task is None:
                 task = tasks[progress.stage] = bar.add_task(
-                    progress.stage, total=progress.total or None
+                    progress.stage, total=progress.total or None, left=""
                 )
-            bar.update(task, completed=progress.done, total=progress.total or None)
             now = time.monotonic()
+            left = pace.said(progress.stage, progress.done, progress.total, now)
+            bar.update(task, completed=progress.done, total=progress.total or None, left=left)
             if started or now - drawn[0] >= PROGRESS_REFRESH_SECONDS:
                 drawn[0] = now
                 bar.refresh()

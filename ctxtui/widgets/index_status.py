@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Label, ProgressBar
 from textual.widgets._progress_bar import Bar  # ProgressBar's moving part (no public name)
 
-from ctxtui.time_left import ESTIMATED_STAGES, said_time_left, time_left
+from ctxtui.time_left import Pace
 from engine.model import Progress
 
 ANIMATION_PERIOD = 1 / 15
@@ -47,8 +47,7 @@ class IndexStatus(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._stage = ""
-        self._stage_started = 0.0
+        self._pace = Pace()
 
     def compose(self) -> ComposeResult:
         yield Label(self.message, id="index-status-label")
@@ -73,15 +72,10 @@ class IndexStatus(Vertical):
     def watch_progress(self, progress: Progress | None) -> None:
         if progress is None or not self.is_mounted:
             return
-        now = monotonic()
-        if progress.stage != self._stage:
-            self._stage, self._stage_started = progress.stage, now
         stage = _STAGES.get(progress.stage, progress.stage.capitalize())
         counts = f" {progress.done:,} / {progress.total:,}" if progress.total else ""
-        left = None
-        if progress.stage in ESTIMATED_STAGES:
-            left = time_left(now - self._stage_started, progress.done, progress.total)
-        estimate = f" · {said_time_left(left)}" if left is not None else ""
+        left = self._pace.said(progress.stage, progress.done, progress.total, monotonic())
+        estimate = f" · {left}" if left else ""
         self.query_one("#index-status-label", Label).update(f"{stage}…{counts}{estimate}")
         bar = self.query_one("#index-status-bar", ProgressBar)
         bar.update(total=progress.total or None, progress=progress.done)
