@@ -98,7 +98,7 @@ async def shoot(repo: Path, question: str, out: Path, state_dir: Path) -> list[P
         save(app, "over-budget.svg")
         await pilot.press("ctrl+q")
 
-    app = build(repo, state_dir)  # restarts with the pins, levels and question restored
+    app = build(repo, state_dir)  # restarts with pins, levels, question and cursor restored
     async with app.run_test(size=(80, 24)) as pilot:
         app.main_screen.query_one(QueryBar).cursor_blink = False
         await wait_until(pilot, lambda: app.workspace is not None, 600)
