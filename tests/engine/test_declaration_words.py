@@ -5,6 +5,9 @@ re-rank's candidates and every file; and a workspace inverts them once typing st
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,7 +17,7 @@ from conftest import make_repo
 from index_support import index_repo
 from test_rerank_speed import ODD, QUESTIONS, typed
 
-from ctxtui.workspace import Workspace
+from ctxtui.workspace import Workspace, keystrokes
 from engine import Session
 from engine.declaration_words import invert_declaration_words, rows_holding
 from engine.index import idf
@@ -124,6 +127,31 @@ def test_a_workspace_inverts_the_words_once_typing_starts(tmp_path: Path) -> Non
     again = workspace.rank("session cookie ren", Session(), complete=True)
     assert [(f.path, f.score) for f in again.files] == [(f.path, f.score) for f in by_rows.files]
     assert typed_after.files
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread")
+def test_the_words_are_inverted_in_a_thread_that_gives_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[int, int]] = []
+
+    def record(units: UnitIndex) -> None:
+        own = threading.get_native_id()
+        seen.append((own, os.getpriority(os.PRIO_PROCESS, own)))
+
+    monkeypatch.setattr(keystrokes, "_invert", record)
+    workspace = Workspace.open(make_repo(tmp_path / "odd", ODD), semantic=False)
+    here = threading.get_native_id()
+    before = os.getpriority(os.PRIO_PROCESS, here)
+    workspace.rank("render the p", Session(), complete=False)
+    workspace.rank("render the pa", Session(), complete=False)
+    deadline = time.monotonic() + 30
+    while not seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert seen and seen[0][0] != here
+    assert seen[0][1] == max(before, keystrokes.BACKGROUND_NICE)
+    # only that thread: the one that types (and the process's others) keep their priority
+    assert os.getpriority(os.PRIO_PROCESS, here) == before
 
 
 def test_bench_inverts_before_it_times_keystrokes(tmp_path: Path) -> None:
