@@ -72,6 +72,10 @@ def test_an_unreadable_folder_is_counted_and_named_in_a_git_work_tree_as_outside
     lines = done.stdout.splitlines()
     assert any(line.split()[:3] == ["skipped", "1", "unreadable"] for line in lines), done.stdout
     assert "  locked  (unreadable, Permission denied)" in lines
+    packed = run_cli(prefix, "pack", "handle login", str(locked_repo), "--no-semantic")
+    assert packed.returncode == 0, packed.stderr
+    told = [line for line in packed.stderr.splitlines() if "locked" in line]
+    assert told == ["ctxtui: left out 1 unreadable file or folder (locked: Permission denied)"]
 
 
 def test_the_scan_reads_gits_warning_of_a_folder_it_could_not_open(
