@@ -255,6 +255,56 @@ def test_config_reports_a_broken_file_on_stderr(
     assert "budget" in captured.out
 
 
+def _not_a_file(path: Path, kind: str) -> None:
+    if kind == "folder":
+        path.mkdir(parents=True)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("nowhere")
+
+
+SETTINGS_PROBLEMS = {
+    "folder": "is a folder, not a settings file; ignored",
+    "fifo": "cannot read (not a regular file); ignored",
+    "broken link": "cannot read (a broken link); ignored",
+}
+
+
+@pytest.mark.parametrize("kind", list(SETTINGS_PROBLEMS))
+def test_a_settings_file_that_is_no_file_is_reported_and_the_defaults_used(
+    shop: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review, session 33: a folder (or a FIFO, a broken link) named `.ctxtui.toml` was
+    passed over without a word, where a broken file is reported."""
+    if kind == "fifo" and not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    path = shop / ".ctxtui.toml"
+    _not_a_file(path, kind)
+    said = f"ctxtui: {path}: {SETTINGS_PROBLEMS[kind]}\n"
+    assert main(["config", "--json", str(shop)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == said
+    document = json.loads(captured.out)
+    assert document["settings"]["budget"] == {"value": 8000, "source": "default"}
+    assert document["problems"] == [said.removeprefix("ctxtui: ").rstrip()]
+    assert main(["pack", "add to cart", str(shop), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == said and json.loads(captured.out)["budget"] == 8000
+
+
+def test_a_user_settings_file_that_is_a_folder_is_reported(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "ctxtui" / "config.toml"
+    _not_a_file(path, "folder")
+    (shop / ".ctxtui.toml").write_text("budget = 3000\n")  # the repository's still applies
+    assert main(["pack", "add to cart", str(shop), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == f"ctxtui: {path}: is a folder, not a settings file; ignored\n"
+    assert json.loads(captured.out)["budget"] == 3000
+
+
 def test_pack_changed_pins_the_changes_and_adds_their_diff(
     shop: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
