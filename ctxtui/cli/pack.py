@@ -84,13 +84,17 @@ def run_pack(args: argparse.Namespace) -> int:
 
 
 def changed_files(root: Path, changed: str | None) -> Changes | None:
-    """The changes `--changed [BASE]` asks for; a one-line notice when there are none."""
+    """The changes `--changed [BASE]` asks for; a one-line notice when there are none (or
+    no git to read them with); a BASE that cannot be diffed against fails the command
+    (README: exit 2 for bad usage, 1 for work that cannot be done)."""
     if changed is None:
         return None
     try:
         changes, notice = working_changes(root, changed or None)
-    except UsageError as error:
+    except UsageError as error:  # an unknown base, or one named outside git: exit 2
         raise UsageFailure(f"ctxtui: --changed: {error}") from None
+    except EngineError as error:  # git missing: the work cannot be done here, exit 1
+        raise EngineError(f"--changed: {error}") from None
     if notice:
         print(f"ctxtui: {notice}", file=sys.stderr)
     return changes

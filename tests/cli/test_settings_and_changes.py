@@ -385,6 +385,35 @@ def test_pack_changed_without_git_on_the_path_says_so(
     assert "def add_to_cart" in captured.out and "## Changes" not in captured.out
 
 
+def test_pack_changed_with_a_base_outside_git_is_bad_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review, session 33: `--changed=main` in a folder outside git packed without changes
+    and exited 0, as if the diff asked for by name were optional. Exit 2, as for a base git
+    does not know: the command line asks what this folder cannot answer."""
+    plain = make_repo(tmp_path / "plain", {"a.py": "def cart():\n    pass\n"})
+    assert main(["pack", "cart", str(plain), "--changed=main"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"ctxtui: --changed: {plain} is not in a git work tree: no 'main' to diff against\n"
+    )
+    assert captured.out == ""
+
+
+def test_pack_changed_with_a_base_and_no_git_on_the_path_fails(
+    shop: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 1: the command is right, the work cannot be done on this machine."""
+    (tmp_path / "no-git").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git"))
+    assert main(["pack", "cart", str(shop), "--changed", "main"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "ctxtui: --changed: git is not installed (not found on PATH): cannot diff against 'main'\n"
+    )
+    assert captured.out == ""
+
+
 def test_pack_changed_with_an_unknown_base_is_bad_usage(
     shop: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
