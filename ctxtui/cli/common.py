@@ -6,6 +6,7 @@ Data goes to stdout through `ctxtui.cli.output.emit`.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import sys
 import time
@@ -150,15 +151,26 @@ def open_workspace(
 
 
 def repository_path(workspace: Workspace, name: str) -> str:
-    """A --focus FILE as a repository path; it must exist in the index."""
+    """A --focus FILE as a repository path; it must exist in the index.
+
+    FILE is a repository path (`src/app.py`, `src/../app.py`: normalised, wherever the
+    command runs), else a path from the current folder or an absolute one, which must lead
+    into the repository (a `..` out of it that names no file is outside it)."""
     if name in workspace.index.path_ids:
         return name  # a repository path, whatever the current folder holds
     candidate = Path(name)
-    if candidate.is_absolute() or candidate.exists():
-        relative = under_root(workspace.root, candidate)
+    normal = name if candidate.is_absolute() else posixpath.normpath(name)
+    if normal in workspace.index.path_ids:
+        return normal  # src/../app.py is app.py of the repository, from any folder
+    named = candidate.is_absolute() or candidate.exists()
+    if named or normal.split("/")[0] == "..":
+        # `../x.py` from a folder of the repository; an escape that names nothing is outside
+        relative = under_root(workspace.root, candidate) if named else None
         if relative is None:
             raise UsageFailure(f"ctxtui: --focus {name} is outside {workspace.root}")
         name = relative
+    else:
+        name = normal  # a repository path: what the index says of it
     if name not in workspace.index.path_ids:
         reason = left_out(workspace.index, name)
         if not reason:

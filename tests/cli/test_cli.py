@@ -131,6 +131,27 @@ def test_rank_focus_puts_the_file_first(run: Run, repo: Path) -> None:
     assert (first["path"], first["focused"]) == ("billing/invoice.py", True)
 
 
+@pytest.mark.parametrize("where", ["repository", "elsewhere"])
+def test_focus_with_dots_is_a_repository_path_from_any_folder(
+    run: Run, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Review, session 33: `--focus auth/../billing/invoice.py` worked only when run from the
+    repository folder (there it names a file from the current folder); from elsewhere it was
+    "no such file in the index"."""
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(repo if where == "repository" else tmp_path / "elsewhere")
+    for name in ("auth/../billing/invoice.py", "./billing//invoice.py"):
+        code, out, err = run("rank", "user session", str(repo), "--json", "--focus", name)
+        assert (code, err) == (0, "")
+        first = json.loads(out)[0]
+        assert (first["path"], first["focused"]) == ("billing/invoice.py", True)
+    code, out, err = run("pack", "session", str(repo), "--format", "json", "--focus", name)
+    assert code == 0 and "billing/invoice.py" in [f["path"] for f in json.loads(out)["files"]]
+    code, out, err = run("rank", "user session", str(repo), "--focus", "auth/../../nowhere.py")
+    assert (code, out) == (2, "")
+    assert one_line(err) == f"ctxtui: --focus auth/../../nowhere.py is outside {repo}"
+
+
 def test_rank_focus_on_a_file_outside_the_index_is_bad_usage(run: Run, repo: Path) -> None:
     code, out, err = run("rank", "user session", str(repo), "--focus", "nope.py")
     assert (code, out) == (2, "")
