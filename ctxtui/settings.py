@@ -23,7 +23,7 @@ from typing import Any
 from ctxtui.state import DEFAULT_BUDGET, ENCODINGS, MAX_BUDGET, MIN_BUDGET, read_token_count
 from ctxtui.workspace.choices import Choices
 from ctxtui.workspace.core import Tuning
-from engine.changes import Changes
+from engine.changes import SECRET_DIFF_HINT, Changes
 from engine.file_open import open_regular
 from engine.ignore import BadPattern, compile_rule
 from engine.model import Format, ScanOptions
@@ -373,9 +373,12 @@ def scan_options(settings: Settings) -> ScanOptions:
     return ScanOptions(exclude=settings.exclude, include=settings.include)
 
 
-def tuning(settings: Settings) -> Tuning:
-    """How packs are made, from the settings."""
-    return Tuning(weights=settings.weights, instructions=settings.instructions)
+def tuning(settings: Settings, *, secret_hint: str = SECRET_DIFF_HINT) -> Tuning:
+    """How packs are made, from the settings (`secret_hint`: how the front-end's user packs
+    a secret file, in the words of its options; the command line's by default)."""
+    return Tuning(
+        weights=settings.weights, instructions=settings.instructions, secret_hint=secret_hint
+    )
 
 
 def pack_choices(

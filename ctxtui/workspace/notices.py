@@ -19,7 +19,8 @@ NAMES_SHOWN = 3
 
 
 APP_SECRET_HINT = "!NAME in .ctxtuiignore packs it"
-"""How the app's user packs a secret file: the app takes no --include-secret."""
+"""How the app's user, or an agent through the MCP server, packs a secret file: neither
+takes --include-secret."""
 
 
 def index_notices(report: IndexReport, *, secret_hint: str = SECRET_HINT) -> list[str]:
