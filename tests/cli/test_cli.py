@@ -125,6 +125,22 @@ def test_rank_of_a_question_nothing_matches_says_so(run: Run, repo: Path) -> Non
     assert run("rank", "kubernetes", str(repo)) == (0, "no file matches the question\n", "")
 
 
+def test_flags_between_the_question_and_the_path_are_read(run: Run, repo: Path) -> None:
+    """Session 33: `rank QUESTION --json PATH` failed with "unrecognized arguments: PATH"
+    (exit 2): argparse had filled both positionals at the question."""
+    code, out, err = run("rank", "user session", "--json", "--limit", "1", str(repo))
+    assert (code, err) == (0, "")
+    assert [f["path"] for f in json.loads(out)] == ["auth/session.py"]
+    code, out, err = run("pack", "user session", "-b", "2k", "--format", "json", str(repo))
+    assert (code, err) == (0, "")
+    assert json.loads(out)["budget"] == 2000
+    code, out, err = run("rank", "--json", "--", "-x", str(repo))  # `--` still ends the flags
+    assert (code, out, err) == (0, "[]\n", "")
+    code, out, err = run("rank", "user session", "--json", str(repo), "extra")
+    assert (code, out) == (2, "")
+    assert one_line(err) == "ctxtui rank: unrecognized arguments: extra"
+
+
 def test_rank_focus_puts_the_file_first(run: Run, repo: Path) -> None:
     _, out, _ = run("rank", "user session", str(repo), "--json", "--focus", "billing/invoice.py")
     first = json.loads(out)[0]
