@@ -173,6 +173,9 @@ def repository_path(workspace: Workspace, name: str) -> str:
         name = normal  # a repository path: what the index says of it
     if name not in workspace.index.path_ids:
         reason = left_out(workspace.index, name)
+        folder = "" if name in ("", ".") else name.rstrip("/") + "/"
+        if not reason and any(path.startswith(folder) for path in workspace.index.path_ids):
+            raise UsageFailure(f"ctxtui: --focus {name or '.'} is a folder: give one of its files")
         if not reason:
             raise UsageFailure(f"ctxtui: --focus {name}: no such file in the index")
         how = f": --include-secret {name} indexes it" if reason == SkipReason.SECRET_FILE else ""

@@ -168,6 +168,21 @@ def test_focus_with_dots_is_a_repository_path_from_any_folder(
     assert one_line(err) == f"ctxtui: --focus auth/../../nowhere.py is outside {repo}"
 
 
+def test_focus_on_a_folder_says_it_is_one(
+    run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 33: "--focus auth/: no such file in the index" of a folder the index holds
+    # files of (the MCP tools say "is a folder")
+    for name, shown in (("auth/", "auth"), ("auth", "auth")):
+        code, out, err = run("rank", "user session", str(repo), "--focus", name)
+        assert (code, out) == (2, "")
+        assert one_line(err) == f"ctxtui: --focus {shown} is a folder: give one of its files"
+    monkeypatch.chdir(repo)
+    code, out, err = run("pack", "user session", ".", "--focus", ".")
+    assert (code, out) == (2, "")
+    assert one_line(err) == "ctxtui: --focus . is a folder: give one of its files"
+
+
 def test_rank_focus_on_a_file_outside_the_index_is_bad_usage(run: Run, repo: Path) -> None:
     code, out, err = run("rank", "user session", str(repo), "--focus", "nope.py")
     assert (code, out) == (2, "")
