@@ -75,7 +75,7 @@ def cache_dir_for(root: Path) -> Path:
     """This repository's folder under the user cache dir: <name>-<hash of its path>."""
     from platformdirs import user_cache_dir  # deliberate: only needed when indexing
 
-    digest = hashlib.sha1(str(root).encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
+    digest = hashlib.sha1(os.fsencode(root), usedforsecurity=False).hexdigest()[:12]
     return Path(user_cache_dir("ctxtui")) / "repos" / f"{root.name or 'root'}-{digest}"
 
 

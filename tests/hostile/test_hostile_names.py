@@ -141,3 +141,22 @@ def test_a_file_swapped_for_a_fifo_after_indexing_does_not_block_the_pack(
     assert "file could not be read: not a regular file" in done[0]
     refreshed = _finishes(lambda: build_index(root))
     assert refreshed and not isinstance(refreshed[0], Exception)
+
+
+def test_a_repository_whose_folder_name_is_not_utf8_is_indexed_ranked_and_packed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # session 33: every command on such a folder ended in a traceback (UnicodeEncodeError:
+    # the cache folder's hash encoded the path as UTF-8), and so did the app's saved state
+    root = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
+    make_repo(root, {"cart.py": "def cart_total(items):\n    return sum(items)\n"}, git=True)
+    for argv in (["rank", "cart total"], ["pack", "cart total", "--format", "json"]):
+        code = main([*argv, str(root)])  # the first one indexes (`index` prints the cache
+        captured = capsys.readouterr()  # path as its bytes, which capsys cannot decode)
+        assert (code, captured.err) == (0, ""), captured.err
+        assert "cart.py" in captured.out
+    from ctxtui.state import RepoState, StateStore
+
+    store = StateStore(root, tmp_path / "state")
+    store.save(RepoState(query="cart total"))
+    assert store.load()[0].query == "cart total"
