@@ -154,7 +154,10 @@ def repository_settings_path(root: Path) -> Path | None:
         path = candidate / REPO_FILE
         if os.path.lexists(path):  # a folder or a broken link too: read, it is reported
             return path
-        if (candidate / ".git").exists():
+        try:
+            if (candidate / ".git").exists():
+                return None
+        except OSError:  # a folder the user may not look into: the scan says so
             return None
     return None
 

@@ -83,7 +83,7 @@ def scan(
         ScanError: `root` is missing, not a folder, or cannot be read.
     """
     root_abs = os.path.abspath(os.fspath(root))
-    _check_root(root_abs)
+    check_root(root_abs)
     collector = _Collector(root_abs, options, on_progress)
     listed = _scan_git(collector, memo_file) if options.use_git else None
     if not listed:
@@ -124,8 +124,10 @@ def _unmatched(
     return notes
 
 
-def _check_root(root: str) -> None:
-    """Raise ScanError with one line unless `root` is a readable folder."""
+def check_root(root: str) -> None:
+    """Raise ScanError with one line (naming `root` as given) unless it is a readable folder:
+    missing, not a folder, a name too long, a parent or the folder itself the user may not
+    open. The front-ends ask it before reading a folder's settings."""
     try:
         st = os.stat(root)
     except FileNotFoundError:

@@ -356,12 +356,14 @@ def _run_app(args_list: list[str]) -> int:
     parser = _Parser(prog="ctxtui", description="Open the live ranking app on a folder.")
     parser.add_argument("path", nargs="?", default=".")
     args = parser.parse_args(args_list)
+    from engine.errors import ScanError  # deliberate: see FORMATS
+    from engine.scan import check_root
+
     root = Path(args.path).expanduser()
-    if not root.exists():
-        print(f"ctxtui: no such folder: {args.path}", file=sys.stderr)
-        return 1
-    if not root.is_dir():
-        print(f"ctxtui: not a folder: {args.path}", file=sys.stderr)
+    try:
+        check_root(str(root))
+    except ScanError as exc:
+        print(f"ctxtui: {exc}", file=sys.stderr)
         return 1
     from ctxtui.app import make_app  # deliberate: Textual loads only for the app
 

@@ -6,6 +6,7 @@ Data goes to stdout through `ctxtui.cli.output.emit`.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import sys
@@ -162,7 +163,7 @@ def repository_path(workspace: Workspace, name: str) -> str:
     normal = name if candidate.is_absolute() else posixpath.normpath(name)
     if normal in workspace.index.path_ids:
         return normal  # src/../app.py is app.py of the repository, from any folder
-    named = candidate.is_absolute() or candidate.exists()
+    named = candidate.is_absolute() or os.path.exists(candidate)  # False for too long a name
     if named or normal.split("/")[0] == "..":
         # `../x.py` from a folder of the repository; an escape that names nothing is outside
         relative = under_root(workspace.root, candidate) if named else None

@@ -16,14 +16,13 @@ from ctxtui.settings import (
     repository_settings_path,
     user_settings_path,
 )
-from engine.errors import ScanError
+from engine.scan import check_root
 
 
 def run_config(args: argparse.Namespace) -> int:
     """`ctxtui config`: print the effective settings, their sources and any problem."""
     root = Path(args.path).expanduser()
-    if not root.is_dir():
-        raise ScanError(f"not a folder: {args.path}")
+    check_root(str(root))
     settings = load_settings(root)
     rows = setting_rows(settings)
     if args.json:

@@ -259,6 +259,32 @@ def test_missing_path_is_exit_1_with_one_line(run: Run, tmp_path: Path) -> None:
     assert "nowhere" in err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["rank", "session", "{long}"],
+        ["index", "{long}"],
+        ["config", "{long}"],
+        ["mcp", "{long}"],
+        ["bench", "{long}"],
+        ["{long}"],  # the app
+    ],
+)
+def test_a_path_too_long_for_the_system_is_exit_1_with_one_line(run: Run, argv: list[str]) -> None:
+    # session 33: a question given where the path goes (an agent swapping the two) ended in
+    # a traceback: OSError "File name too long" from Path.exists, before any check
+    long = "why does the session expire " * 200
+    code, out, err = run(*[a.replace("{long}", long) for a in argv])
+    assert (code, out) == (1, "")
+    assert one_line(err).endswith("(File name too long)")
+
+
+def test_focus_on_a_name_too_long_for_the_system_is_bad_usage(run: Run, repo: Path) -> None:
+    code, out, err = run("rank", "session", str(repo), "--focus", "x" * 5000)
+    assert (code, out) == (2, "")
+    assert one_line(err).endswith(": no such file in the index")
+
+
 def test_file_instead_of_folder_is_exit_1(run: Run, repo: Path) -> None:
     code, out, err = run("pack", "session", str(repo / "README.md"))
     assert (code, out) == (1, "")

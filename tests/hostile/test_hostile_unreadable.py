@@ -105,3 +105,31 @@ def test_the_scan_reads_gits_warning_of_a_folder_it_could_not_open(
     }
     walked = scan(top / "sub", ScanOptions(use_git=False))
     assert [f.path for f in walked.files] == [f.path for f in report.files]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["rank", "login", "{root}"],
+        ["index", "{root}"],
+        ["config", "{root}"],
+        ["mcp", "{root}"],
+        ["{root}"],  # the app
+        ["rank", "login", "{root}/src"],  # a folder inside one that may not be entered
+    ],
+)
+def test_a_repository_the_user_may_not_read_is_exit_1_with_one_line(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    # session 33: a traceback (PermissionError from Path.exists of ROOT/.git while the
+    # settings were looked for; of Path.is_dir in config, mcp and the app)
+    prefix = without_reading_power()
+    root = make_repo(tmp_path / "repo", FILES)
+    root.chmod(0)
+    try:
+        done = run_cli(prefix, *[a.replace("{root}", str(root)) for a in argv])
+    finally:
+        root.chmod(0o755)
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("ctxtui: cannot ") and "(Permission denied)" in done.stderr
