@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -92,7 +93,10 @@ def changed_files(root: Path, changed: str | None) -> Changes | None:
     try:
         changes, notice = working_changes(root, changed or None)
     except UsageError as error:  # an unknown base, or one named outside git: exit 2
-        raise UsageFailure(f"ctxtui: --changed: {error}") from None
+        # `pack Q --changed DIR`: --changed takes the word after it as its BASE
+        folder = os.path.isdir(changed or "")
+        hint = f" (to pack the folder {changed}, write it before --changed)" if folder else ""
+        raise UsageFailure(f"ctxtui: --changed: {error}{hint}") from None
     except EngineError as error:  # git missing: the work cannot be done here, exit 1
         raise EngineError(f"--changed: {error}") from None
     if notice:

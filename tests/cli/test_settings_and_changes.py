@@ -400,6 +400,20 @@ def test_pack_changed_with_a_base_outside_git_is_bad_usage(
     assert captured.out == ""
 
 
+def test_pack_changed_before_the_folder_says_how_to_write_it(
+    shop: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `pack Q --changed DIR` takes DIR for the BASE (argparse's nargs="?"); from a folder
+    # outside git this packed the current folder without changes, exit 0, before session 33
+    monkeypatch.chdir(shop.parent)
+    assert main(["pack", "cart", "--changed", "shop"]) == 2
+    assert capsys.readouterr().err == (
+        f"ctxtui: --changed: {shop.parent} is not in a git work tree: no 'shop' to diff against"
+        " (to pack the folder shop, write it before --changed)\n"
+    )
+    assert main(["pack", "cart", "shop", "--changed"]) == 0
+
+
 def test_pack_changed_with_a_base_and_no_git_on_the_path_fails(
     shop: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
