@@ -149,7 +149,10 @@ def repository_settings_path(root: Path) -> Path | None:
     """The `.ctxtui.toml` that applies to root: in root or the nearest folder above it, not
     past the top of its git work tree; None when there is none. Whatever holds the name
     applies (a folder, a broken link): reading it says what is wrong with it."""
-    folder = Path(root).expanduser().resolve()
+    try:
+        folder = Path(root).expanduser().resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop (RuntimeError on Python 3.11)
+        return None  # the scan of the folder says what is wrong with it
     for candidate in (folder, *folder.parents):
         path = candidate / REPO_FILE
         if os.path.lexists(path):  # a folder or a broken link too: read, it is reported

@@ -25,6 +25,7 @@ from ctxtui.workspace.answers import left_out, under_root
 from ctxtui.workspace.notices import counted, index_notices
 from engine import Progress
 from engine.model import SkipReason, printable
+from engine.scan import check_root
 
 
 def read_question(question: str) -> str:
@@ -59,7 +60,12 @@ def _shown(match: re.Match[str]) -> str:
 
 
 def read_settings(path: str, **flags: Any) -> Settings:
-    """The settings for a folder with the flags given on top; problems go to stderr."""
+    """The settings for a folder with the flags given on top; problems go to stderr.
+
+    Raises:
+        ScanError: the folder is missing, not one, or cannot be read (one line, exit 1).
+    """
+    check_root(os.path.expanduser(path))  # before its settings are looked for, and resolved
     settings = load_settings(Path(path)).with_flags(**flags)
     for problem in settings.problems:
         print(f"ctxtui: {problem}", file=sys.stderr)

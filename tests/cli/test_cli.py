@@ -279,6 +279,34 @@ def test_a_path_too_long_for_the_system_is_exit_1_with_one_line(run: Run, argv: 
     assert one_line(err).endswith("(File name too long)")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["rank", "session", "{loop}"],
+        ["pack", "session", "{loop}"],
+        ["index", "{loop}"],
+        ["config", "{loop}"],
+        ["mcp", "{loop}"],
+        ["eval", "{cases}", "{loop}"],
+        ["{loop}"],  # the app
+    ],
+)
+def test_a_path_that_is_a_symlink_loop_is_exit_1_with_one_line(
+    run: Run, tmp_path: Path, argv: list[str]
+) -> None:
+    # session 33: rank, pack and index ended in a traceback (RuntimeError "Symlink loop"
+    # from Path.resolve while the settings were looked for)
+    loop = tmp_path / "loop"
+    loop.symlink_to("loop")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"id": "a", "query": "session", "gold": ["a.py"]}\n')
+    code, out, err = run(*[a.format(loop=loop, cases=cases) for a in argv])
+    assert (code, out) == (1, "")
+    assert (
+        one_line(err) == f"ctxtui: cannot open folder: {loop} (Too many levels of symbolic links)"
+    )
+
+
 def test_focus_on_a_name_too_long_for_the_system_is_bad_usage(run: Run, repo: Path) -> None:
     code, out, err = run("rank", "session", str(repo), "--focus", "x" * 5000)
     assert (code, out) == (2, "")
