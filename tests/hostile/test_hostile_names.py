@@ -160,3 +160,17 @@ def test_a_repository_whose_folder_name_is_not_utf8_is_indexed_ranked_and_packed
     store = StateStore(root, tmp_path / "state")
     store.save(RepoState(query="cart total"))
     assert store.load()[0].query == "cart total"
+
+
+def test_config_json_is_utf8_whatever_the_folder_is_named(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    # session 33: the settings file's path went into the JSON as its raw bytes (not UTF-8)
+    root = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
+    make_repo(root, {".ctxtui.toml": "budget = 3000\nformat = 1\n"})
+    assert main(["config", "--json", str(root)]) == 0
+    document = json.loads(capsysbinary.readouterr().out.decode("utf-8"))  # strict
+    shown = str(tmp_path / "caf\ufffd" / ".ctxtui.toml")
+    assert document["files"]["repository"] == shown
+    assert document["settings"]["budget"] == {"value": 3000, "source": shown}
+    assert document["problems"][0].startswith(f"{shown}:2: ")
