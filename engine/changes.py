@@ -28,9 +28,8 @@ UNTRACKED_MAX_BYTES = 1_000_000
 BINARY_SNIFF = 8192
 """Bytes read to decide whether an untracked file is binary (a NUL byte among them)."""
 SECRET_DIFF_HINT = "--include-secret NAME packs it"
-"""How the command line's user packs a secret file, said in its diff's note (the default)."""
-SECRET_DIFF_NOTE = f"… secret file: its diff left out ({SECRET_DIFF_HINT})\n"
-"""Written under the header of a secret file's diff in place of its hunks."""
+"""How the command line's user packs a secret file, said in the note written under the
+header of a secret file's diff in place of its hunks (`without_secret_diffs`)."""
 PACK_DIFF_NOTE = "… a pack ctxtui wrote: its diff left out, as the pack leaves the file out\n"
 """Written under the header of the diff of a pack written into the repository (`pack -o`):
 its hunks would put an old pack, old copies of files and all, into the new one."""
