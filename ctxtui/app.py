@@ -23,7 +23,8 @@ from ctxtui.screens.main import MainScreen, Services
 from ctxtui.screens.palette import Palette
 from ctxtui.settings import Settings, load_settings, scan_options, tuning
 from ctxtui.state import RepoState, StateStore
-from ctxtui.workspace import SavedOpener, Workspace, WorkspaceAPI, WorkspaceFactory
+from ctxtui.workspace import SavedOpener, Tuning, Workspace, WorkspaceAPI, WorkspaceFactory
+from ctxtui.workspace.notices import APP_SECRET_HINT
 
 
 class CtxtuiApp(App[None]):
@@ -105,12 +106,18 @@ def start_resource_tracker() -> None:
         return
 
 
+def app_tuning(settings: Settings) -> Tuning:
+    """How the app's packs are made: the settings', and a secret file's diff note that says
+    what the app's user can do (`!NAME` in `.ctxtuiignore`: the app takes no flags)."""
+    return tuning(settings, secret_hint=APP_SECRET_HINT)
+
+
 def _opener(settings: Settings) -> WorkspaceFactory:
     """Open the workspace with the repository's settings (what it lists, how it ranks)."""
 
     def open_workspace(root: Path, **options: Any) -> WorkspaceAPI:
         return Workspace.open(
-            root, options=scan_options(settings), tuning=tuning(settings), **options
+            root, options=scan_options(settings), tuning=app_tuning(settings), **options
         )
 
     return open_workspace
@@ -121,7 +128,7 @@ def _saved_opener(settings: Settings) -> SavedOpener:
 
     def open_saved(root: Path, **options: Any) -> WorkspaceAPI | None:
         return Workspace.open_saved(
-            root, options=scan_options(settings), tuning=tuning(settings), **options
+            root, options=scan_options(settings), tuning=app_tuning(settings), **options
         )
 
     return open_saved

@@ -4,13 +4,15 @@ Two files, read in order, each overriding the one before key by key: the user's
 (`<user config dir>/ctxtui/config.toml`), then the repository's (`.ctxtui.toml` in the folder
 opened or the nearest folder above it up to the repository's top). Flags override both.
 `exclude` patterns add up across the layers; every other key takes the last layer's value.
-A file that is not valid TOML is reported with its line and ignored whole; a key with a bad
-value is reported with its line and ignored alone. Nothing here raises on a user's file.
+A file that is not valid TOML, or cannot be read (a folder, a broken link, no permission), is
+reported and ignored whole; a key with a bad value is reported with its line and ignored
+alone. Nothing here raises on a user's file.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -21,7 +23,8 @@ from typing import Any
 from ctxtui.state import DEFAULT_BUDGET, ENCODINGS, MAX_BUDGET, MIN_BUDGET, read_token_count
 from ctxtui.workspace.choices import Choices
 from ctxtui.workspace.core import Tuning
-from engine.changes import Changes
+from engine.changes import SECRET_DIFF_HINT, Changes
+from engine.file_open import open_regular
 from engine.ignore import BadPattern, compile_rule
 from engine.model import Format, ScanOptions
 from engine.rank import DEFAULT_WEIGHTS, RankWeights
@@ -144,13 +147,20 @@ def user_settings_path() -> Path:
 
 def repository_settings_path(root: Path) -> Path | None:
     """The `.ctxtui.toml` that applies to root: in root or the nearest folder above it, not
-    past the top of its git work tree; None when there is none."""
-    folder = Path(root).expanduser().resolve()
+    past the top of its git work tree; None when there is none. Whatever holds the name
+    applies (a folder, a broken link): reading it says what is wrong with it."""
+    try:
+        folder = Path(root).expanduser().resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop (RuntimeError on Python 3.11)
+        return None  # the scan of the folder says what is wrong with it
     for candidate in (folder, *folder.parents):
         path = candidate / REPO_FILE
-        if path.is_file():
+        if os.path.lexists(path):  # a folder or a broken link too: read, it is reported
             return path
-        if (candidate / ".git").exists():
+        try:
+            if (candidate / ".git").exists():
+                return None
+        except OSError:  # a folder the user may not look into: the scan says so
             return None
     return None
 
@@ -159,7 +169,7 @@ def load_settings(root: Path, *, user_file: Path | None = None) -> Settings:
     """Read the user's and the repository's settings for root; problems go in the result."""
     settings = Settings()
     for path in (user_file or user_settings_path(), repository_settings_path(root)):
-        if path is not None and path.is_file():
+        if path is not None and os.path.lexists(path):
             settings = apply_file(settings, path)
     return settings
 
@@ -167,9 +177,17 @@ def load_settings(root: Path, *, user_file: Path | None = None) -> Settings:
 def apply_file(settings: Settings, path: Path) -> Settings:
     """Lay one settings file over `settings`."""
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte order mark (Notepad) is no key
-    except (OSError, UnicodeDecodeError) as error:
+        with open_regular(os.fspath(path)) as handle:  # a FIFO would hold the start for good
+            text = handle.read().decode("utf-8-sig")  # a byte order mark (Notepad) is no key
+    except IsADirectoryError:
+        return _with_problem(settings, f"{path}: is a folder, not a settings file; ignored")
+    except FileNotFoundError:  # listed, so a link to nothing (or removed meanwhile)
+        return _with_problem(settings, f"{path}: cannot read (a broken link); ignored")
+    except OSError as error:
+        return _with_problem(settings, f"{path}: cannot read ({error.strerror or error}); ignored")
+    except UnicodeDecodeError as error:
         return _with_problem(settings, f"{path}: cannot read ({error}); ignored")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -361,9 +379,12 @@ def scan_options(settings: Settings) -> ScanOptions:
     return ScanOptions(exclude=settings.exclude, include=settings.include)
 
 
-def tuning(settings: Settings) -> Tuning:
-    """How packs are made, from the settings."""
-    return Tuning(weights=settings.weights, instructions=settings.instructions)
+def tuning(settings: Settings, *, secret_hint: str = SECRET_DIFF_HINT) -> Tuning:
+    """How packs are made, from the settings (`secret_hint`: how the front-end's user packs
+    a secret file, in the words of its options; the command line's by default)."""
+    return Tuning(
+        weights=settings.weights, instructions=settings.instructions, secret_hint=secret_hint
+    )
 
 
 def pack_choices(

@@ -160,7 +160,7 @@ class StateStore:
             import platformdirs  # deliberate: resolved only when no folder is given
 
             state_dir = Path(platformdirs.user_state_dir("ctxtui"))
-        digest = hashlib.sha1(str(root.resolve()).encode("utf-8")).hexdigest()
+        digest = hashlib.sha1(os.fsencode(root.resolve())).hexdigest()
         self.path = state_dir / "repos" / f"{digest}.json"
         """The state file of this repository."""
 

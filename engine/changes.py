@@ -27,8 +27,9 @@ UNTRACKED_MAX_BYTES = 1_000_000
 """An untracked file larger than this is listed, its content left out (as the scan does)."""
 BINARY_SNIFF = 8192
 """Bytes read to decide whether an untracked file is binary (a NUL byte among them)."""
-SECRET_DIFF_NOTE = "… secret file: its diff left out (--include-secret NAME packs it)\n"
-"""Written under the header of a secret file's diff in place of its hunks."""
+SECRET_DIFF_HINT = "--include-secret NAME packs it"
+"""How the command line's user packs a secret file, said in the note written under the
+header of a secret file's diff in place of its hunks (`without_secret_diffs`)."""
 PACK_DIFF_NOTE = "… a pack ctxtui wrote: its diff left out, as the pack leaves the file out\n"
 """Written under the header of the diff of a pack written into the repository (`pack -o`):
 its hunks would put an old pack, old copies of files and all, into the new one."""
@@ -126,13 +127,18 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
     )
 
 
-def without_secret_diffs(changes: Changes, indexed: Callable[[str], bool]) -> Changes:
+def without_secret_diffs(
+    changes: Changes, indexed: Callable[[str], bool], hint: str = SECRET_DIFF_HINT
+) -> Changes:
     """The changes with the hunks of each secret file (`.env`, `*.pem`... by name, old or new)
     that is not `indexed` (the index leaves secret files out unless the user asked for them)
-    replaced by a note: the secrets it keeps out of the pack must not come back in the diff,
-    where a changed key's lines stand without the BEGIN line the redaction looks for."""
+    replaced by a note saying how to pack it (`hint`, in the words of the front-end: an
+    agent or the app cannot pass --include-secret): the secrets it keeps out of the pack
+    must not come back in the diff, where a changed key's lines stand without the BEGIN line
+    the redaction looks for."""
+    note = f"… secret file: its diff left out ({hint})\n"
     files = tuple(
-        replace(f, hunks=(), header=f.header + SECRET_DIFF_NOTE, binary=False)
+        replace(f, hunks=(), header=f.header + note, binary=False)
         if _secret_name(f) and not indexed(f.path)
         else f
         for f in changes.files

@@ -12,6 +12,7 @@ hooks set that would point it at another repository.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -41,8 +42,10 @@ HOOK_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX")
 
 def git_env() -> dict[str, str]:
     """The environment for git: this process's, without the hook variables, with no prompt
-    for credentials and no optional locks (reading must not write the index)."""
+    for credentials, no optional locks (reading must not write the index), and its messages
+    untranslated (the scan reads its warnings: `UNREADABLE_FOLDER`)."""
     env = {k: v for k, v in os.environ.items() if k not in HOOK_VARIABLES}
+    env["LC_ALL"] = "C"  # messages only: paths and diffs are bytes in every locale (-z, quotepath)
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["GIT_TERMINAL_PROMPT"] = "0"
     return env
@@ -86,6 +89,26 @@ def finish_git(process: subprocess.Popen[bytes], *, silent: bool = False) -> byt
     if process.returncode != 0 or (silent and stderr.strip()):
         return None
     return stdout
+
+
+def finish_git_told(process: subprocess.Popen[bytes]) -> tuple[bytes | None, bytes]:
+    """Stdout of a started git command once it ends (None when it failed), and what it said
+    on stderr (`git ls-files -o` warns there of a folder it cannot open, and goes on)."""
+    stdout, stderr = process.communicate()
+    return (stdout if process.returncode == 0 else None), stderr
+
+
+UNREADABLE_FOLDER = re.compile(rb"^warning: could not open directory '(.+)/': (.+)$", re.MULTILINE)
+"""git's warning for a folder it cannot list (path from the top of the work tree, reason)."""
+
+
+def unreadable_folders(told: bytes) -> list[tuple[str, str]]:
+    """The folders a git command's stderr says it could not open: (path from the top of the
+    work tree, reason), in its order."""
+    return [
+        (os.fsdecode(path), reason.decode("utf-8", "replace").strip())
+        for path, reason in UNREADABLE_FOLDER.findall(told)
+    ]
 
 
 def git_output(root: str | Path, *args: str) -> bytes | None:

@@ -27,7 +27,15 @@ from pathlib import Path
 
 from engine.errors import ScanError
 from engine.file_open import open_regular
-from engine.gitcmd import FILTER_LISTING, filter_flags, finish_git, git_output, start_git
+from engine.gitcmd import (
+    FILTER_LISTING,
+    filter_flags,
+    finish_git,
+    finish_git_told,
+    git_output,
+    start_git,
+    unreadable_folders,
+)
 from engine.ignore import BadPattern, IgnoreMatcher, IgnoreRule, compile_rule, parse_rules
 from engine.model import Progress, ScanOptions, ScanReport, SkippedFile, SkipReason, SourceFile
 from engine.parse.languages import language_for_path
@@ -75,7 +83,7 @@ def scan(
         ScanError: `root` is missing, not a folder, or cannot be read.
     """
     root_abs = os.path.abspath(os.fspath(root))
-    _check_root(root_abs)
+    check_root(root_abs)
     collector = _Collector(root_abs, options, on_progress)
     listed = _scan_git(collector, memo_file) if options.use_git else None
     if not listed:
@@ -116,8 +124,10 @@ def _unmatched(
     return notes
 
 
-def _check_root(root: str) -> None:
-    """Raise ScanError with one line unless `root` is a readable folder."""
+def check_root(root: str) -> None:
+    """Raise ScanError with one line (naming `root` as given) unless it is a readable folder:
+    missing, not a folder, a name too long, a parent or the folder itself the user may not
+    open. The front-ends ask it before reading a folder's settings."""
     try:
         st = os.stat(root)
     except FileNotFoundError:
@@ -170,7 +180,8 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
             tracked, odd = _tracked(git_output(root, "ls-files", "-s", "-v", "-z"))
             if tracked:
                 collector.judge_listed(tracked, collector.read_listed_ignore_files(tracked))
-        untracked = _paths(finish_git(walking))
+        walked, told = finish_git_told(walking)
+        untracked = _paths(walked)
         # a file diff-files could not stat is missing from its list: then it vouches for none
         dirty = _paths(finish_git(checking, silent=True)) if checking is not None else None
     finally:
@@ -208,8 +219,19 @@ def _scan_git(collector: _Collector, memo_file: Path | None) -> list[str] | None
         if git_index is not None and dirty is not None:
             assert memo_file is not None
             _remember(collector, memo_file, git_index, tracked, frozenset(odd) | frozenset(dirty))
+    unreadable = unreadable_folders(told)
+    if unreadable:
+        collector.skip_unreadable(_from_top(root, unreadable))
     collector.finish_progress(len(listed))
     return listed
+
+
+def _from_top(root: str, folders: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Folders git named from the top of its work tree, as paths under `root` (a folder
+    in it, maybe); asked of git only when it named any."""
+    told = git_output(root, "rev-parse", "--show-prefix")
+    prefix = os.fsdecode(told).strip() if told is not None else ""
+    return [(path[len(prefix) :], why) for path, why in folders if path.startswith(prefix)]
 
 
 STAT_CHECK = (
@@ -472,6 +494,17 @@ class _Collector:
             verdict = False
         self.folder_verdicts[folder] = verdict
         return verdict
+
+    def skip_unreadable(self, folders: list[tuple[str, str]]) -> None:
+        """Note the folders git could not list (`git ls-files -o` warns and goes on), as
+        the walk notes a folder it cannot list: unless the rules leave the folder out anyway,
+        or the tracked files in it were each noted unreadable already."""
+        for folder, why in folders:
+            if not folder or self.folder_skipped(folder):
+                continue
+            under = folder + "/"
+            if not any(s.path.startswith(under) for s in self.skipped):
+                self.skip(folder, SkipReason.UNREADABLE, why)
 
     def tracked(self, folder: str) -> bool:
         """Tell whether git tracks a file under `folder`; asked only of a listed folder with an

@@ -159,6 +159,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse_command_line(args_list: Sequence[str]) -> argparse.Namespace:
+    """The arguments of a subcommand, its flags anywhere among its positionals.
+
+    argparse fills every positional at the first run of them: in `rank QUESTION --json PATH`
+    it took QUESTION alone for both (PATH is optional) and then refused PATH ("unrecognized
+    arguments"), though scripts and agents write flags where they like. Each subcommand's
+    own parser parses intermixed: flags first, then the positionals left in their order.
+    """
+    parser = build_parser()
+    name = args_list[0] if args_list else ""
+    commands: dict[str, argparse.ArgumentParser] = next(
+        (a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {}
+    )
+    command = commands.get(name)
+    if command is None or "--" in args_list:  # -h; `--` before a question that starts with
+        return parser.parse_args(args_list)  # a dash, which intermixed parsing mistakes
+    args = command.parse_intermixed_args(args_list[1:])
+    args.command = name
+    return args
+
+
 def _token_count(text: str) -> int:
     """A `-b` value, written as the app's budget key takes it ("12000", "12,000", "12k",
     "1.5k"); the range is checked in `_dispatch`."""
@@ -190,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if not args_list or args_list[0] not in (*SUBCOMMANDS, "-h", "--help"):
             return _run_app(args_list)
-        args = build_parser().parse_args(args_list)
+        args = parse_command_line(args_list)
         with _terminate_as_exit():
             return _dispatch(args)
     except UsageFailure as exc:
@@ -335,12 +356,14 @@ def _run_app(args_list: list[str]) -> int:
     parser = _Parser(prog="ctxtui", description="Open the live ranking app on a folder.")
     parser.add_argument("path", nargs="?", default=".")
     args = parser.parse_args(args_list)
+    from engine.errors import ScanError  # deliberate: see FORMATS
+    from engine.scan import check_root
+
     root = Path(args.path).expanduser()
-    if not root.exists():
-        print(f"ctxtui: no such folder: {args.path}", file=sys.stderr)
-        return 1
-    if not root.is_dir():
-        print(f"ctxtui: not a folder: {args.path}", file=sys.stderr)
+    try:
+        check_root(str(root))
+    except ScanError as exc:
+        print(f"ctxtui: {exc}", file=sys.stderr)
         return 1
     from ctxtui.app import make_app  # deliberate: Textual loads only for the app
 

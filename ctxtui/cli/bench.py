@@ -29,7 +29,8 @@ from ctxtui import collector
 from ctxtui.cli.output import emit
 from ctxtui.errors import UsageFailure
 from ctxtui.workspace import Workspace
-from engine import EngineError, Format, ScanError, Session
+from engine import EngineError, Format, Session
+from engine.scan import check_root
 
 DEFAULT_QUESTIONS = (
     "where is the configuration loaded and validated",
@@ -166,9 +167,8 @@ def _type(
 
 def run_bench(args: argparse.Namespace) -> int:
     """Print the benchmark figures for one repository (of the app itself with --app)."""
+    check_root(os.path.expanduser(args.path))  # here: the probes run in other processes
     path = Path(args.path).expanduser().resolve()
-    if not path.is_dir():  # checked here: the probes below run in other processes
-        raise ScanError(f"{'not a' if path.exists() else 'no such'} folder: {args.path}")
     if any(not question.strip() for question in args.question):  # before minutes of probes
         raise UsageFailure("ctxtui: --question must not be empty")
     if args.app:

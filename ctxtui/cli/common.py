@@ -6,6 +6,8 @@ Data goes to stdout through `ctxtui.cli.output.emit`.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 import sys
 import time
@@ -23,6 +25,7 @@ from ctxtui.workspace.answers import left_out, under_root
 from ctxtui.workspace.notices import counted, index_notices
 from engine import Progress
 from engine.model import SkipReason, printable
+from engine.scan import check_root
 
 
 def read_question(question: str) -> str:
@@ -57,7 +60,12 @@ def _shown(match: re.Match[str]) -> str:
 
 
 def read_settings(path: str, **flags: Any) -> Settings:
-    """The settings for a folder with the flags given on top; problems go to stderr."""
+    """The settings for a folder with the flags given on top; problems go to stderr.
+
+    Raises:
+        ScanError: the folder is missing, not one, or cannot be read (one line, exit 1).
+    """
+    check_root(os.path.expanduser(path))  # before its settings are looked for, and resolved
     settings = load_settings(Path(path)).with_flags(**flags)
     for problem in settings.problems:
         print(f"ctxtui: {problem}", file=sys.stderr)
@@ -150,17 +158,31 @@ def open_workspace(
 
 
 def repository_path(workspace: Workspace, name: str) -> str:
-    """A --focus FILE as a repository path; it must exist in the index."""
+    """A --focus FILE as a repository path; it must exist in the index.
+
+    FILE is a repository path (`src/app.py`, `src/../app.py`: normalised, wherever the
+    command runs), else a path from the current folder or an absolute one, which must lead
+    into the repository (a `..` out of it that names no file is outside it)."""
     if name in workspace.index.path_ids:
         return name  # a repository path, whatever the current folder holds
     candidate = Path(name)
-    if candidate.is_absolute() or candidate.exists():
-        relative = under_root(workspace.root, candidate)
+    normal = name if candidate.is_absolute() else posixpath.normpath(name)
+    if normal in workspace.index.path_ids:
+        return normal  # src/../app.py is app.py of the repository, from any folder
+    named = candidate.is_absolute() or os.path.exists(candidate)  # False for too long a name
+    if named or normal.split("/")[0] == "..":
+        # `../x.py` from a folder of the repository; an escape that names nothing is outside
+        relative = under_root(workspace.root, candidate) if named else None
         if relative is None:
             raise UsageFailure(f"ctxtui: --focus {name} is outside {workspace.root}")
         name = relative
+    else:
+        name = normal  # a repository path: what the index says of it
     if name not in workspace.index.path_ids:
         reason = left_out(workspace.index, name)
+        folder = "" if name in ("", ".") else name.rstrip("/") + "/"
+        if not reason and any(path.startswith(folder) for path in workspace.index.path_ids):
+            raise UsageFailure(f"ctxtui: --focus {name or '.'} is a folder: give one of its files")
         if not reason:
             raise UsageFailure(f"ctxtui: --focus {name}: no such file in the index")
         how = f": --include-secret {name} indexes it" if reason == SkipReason.SECRET_FILE else ""

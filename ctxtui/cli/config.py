@@ -16,24 +16,26 @@ from ctxtui.settings import (
     repository_settings_path,
     user_settings_path,
 )
-from engine.errors import ScanError
+from engine.model import printable
+from engine.scan import check_root
 
 
 def run_config(args: argparse.Namespace) -> int:
     """`ctxtui config`: print the effective settings, their sources and any problem."""
     root = Path(args.path).expanduser()
-    if not root.is_dir():
-        raise ScanError(f"not a folder: {args.path}")
+    check_root(str(root))
     settings = load_settings(root)
     rows = setting_rows(settings)
-    if args.json:
+    if args.json:  # valid UTF-8 whatever the paths: a name's odd bytes become U+FFFD
         document = {
             "files": {
-                "user": str(user_settings_path()),
-                "repository": str(repository_settings_path(root) or ""),
+                "user": printable(str(user_settings_path())),
+                "repository": printable(str(repository_settings_path(root) or "")),
             },
-            "settings": {name: {"value": value, "source": source} for name, value, source in rows},
-            "problems": list(settings.problems),
+            "settings": {
+                name: {"value": value, "source": printable(source)} for name, value, source in rows
+            },
+            "problems": [printable(problem) for problem in settings.problems],
         }
         emit(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:

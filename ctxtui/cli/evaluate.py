@@ -26,6 +26,7 @@ from ctxtui.errors import UsageFailure
 from ctxtui.workspace import Workspace
 from engine import EngineError, Format, Level, Session
 from engine.plan import greedy_plan
+from engine.scan import check_root
 from engine.words import STOP_WORDS
 
 WITH_CODE = {Level.FULL, Level.FOCUSED}
@@ -208,6 +209,8 @@ def format_table(results: list[CaseResult], budget: int) -> str:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate every case; print the table (or JSON)."""
     cases = load_cases(args.cases, need_checkout=args.path is None)
+    if args.path is not None:
+        check_root(os.path.expanduser(args.path))  # one line, before any case runs
     results = []
     for number, case in enumerate(cases, 1):
         root = checkout_for(case, args.path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -84,13 +85,20 @@ def run_pack(args: argparse.Namespace) -> int:
 
 
 def changed_files(root: Path, changed: str | None) -> Changes | None:
-    """The changes `--changed [BASE]` asks for; a one-line notice when there are none."""
+    """The changes `--changed [BASE]` asks for; a one-line notice when there are none (or
+    no git to read them with); a BASE that cannot be diffed against fails the command
+    (README: exit 2 for bad usage, 1 for work that cannot be done)."""
     if changed is None:
         return None
     try:
         changes, notice = working_changes(root, changed or None)
-    except UsageError as error:
-        raise UsageFailure(f"ctxtui: --changed: {error}") from None
+    except UsageError as error:  # an unknown base, or one named outside git: exit 2
+        # `pack Q --changed DIR`: --changed takes the word after it as its BASE
+        folder = os.path.isdir(changed or "")
+        hint = f" (to pack the folder {changed}, write it before --changed)" if folder else ""
+        raise UsageFailure(f"ctxtui: --changed: {error}{hint}") from None
+    except EngineError as error:  # git missing: the work cannot be done here, exit 1
+        raise EngineError(f"--changed: {error}") from None
     if notice:
         print(f"ctxtui: {notice}", file=sys.stderr)
     return changes

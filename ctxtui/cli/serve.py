@@ -9,16 +9,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from engine.errors import ScanError
+from engine.scan import check_root
 
 
 def run_mcp(args: argparse.Namespace) -> int:
     """`ctxtui mcp`: serve until the client hangs up."""
     root = Path(args.path).expanduser()
-    if not root.exists():
-        raise ScanError(f"no such folder: {args.path}")
-    if not root.is_dir():
-        raise ScanError(f"not a folder: {args.path}")
+    check_root(str(root))  # before the SDK's seconds of import
     from ctxtui.mcp.server import serve  # deliberate: the MCP SDK loads only for this command
 
     serve(root.resolve())

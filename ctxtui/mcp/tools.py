@@ -3,7 +3,9 @@
 Each returns the text an agent reads and the data a client can use, or raises `ToolError`
 with one line that says what was wrong and how to ask instead; anything else is a bug and is
 reported as such by the server (which keeps running). `build_pack` and `current_selection`
-go through the very function `ctxtui pack` uses, so their text is the same to the byte.
+go through the very function `ctxtui pack` uses, so their text is the same to the byte, but
+for the note in place of a secret file's diff: it says what an agent can do (`!NAME` in
+`.ctxtuiignore`), not the command line's `--include-secret`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
 from engine.ignore import BadPattern, compile_rule
 from engine.levels import shown_level
-from engine.model import Plan, Rendered, one_line
+from engine.model import Plan, Rendered, SkipReason, one_line
 from engine.shown_path import named, shown_path
 
 MAX_LIMIT = 200
@@ -252,6 +254,8 @@ def _repository_path(workspace: Workspace, name: str) -> str:
             return same
     shown = one_line(relative)
     reason = left_out(index, relative)
+    if reason == SkipReason.SECRET_FILE:  # what the agent can do: it has no --include-secret
+        raise ToolError(f"{shown} is not indexed ({reason}): !{shown} in .ctxtuiignore packs it")
     if reason:
         raise ToolError(f"{shown} is not indexed ({reason})")
     folder = relative.rstrip("/") + "/"

@@ -30,6 +30,7 @@ from ctxtui.settings import (
     user_settings_path,
 )
 from ctxtui.workspace import ReadWriteGate, Tuning, Workspace, refresh_job
+from ctxtui.workspace.notices import APP_SECRET_HINT
 
 KEPT_WORKSPACES = 3
 """Workspaces kept open at once (one per encoding and exclude set asked for)."""
@@ -74,7 +75,7 @@ class WarmRepository:
             encoding or settings.encoding,
             settings.exclude,
             settings.include,
-            tuning(settings),
+            tuning(settings, secret_hint=APP_SECRET_HINT),  # an agent has no --include-secret
         )
         with self._lock:
             turn = self._turns.setdefault(key, threading.Lock())

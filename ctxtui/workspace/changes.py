@@ -10,18 +10,30 @@ import shutil
 from pathlib import Path
 
 from engine.changes import Changes, read_changes
+from engine.errors import EngineError, UsageError
 
 
 def working_changes(root: Path, base: str | None = None) -> tuple[Changes | None, str]:
     """The changes against `base` (default HEAD) to pack, or None and a one-line notice.
 
+    Without git (no work tree, or git not installed) the pack of the work tree's changes is
+    made without them and the notice says why; a `base` asked for by name cannot be
+    honoured there, and raises.
+
     Raises:
-        UsageError: `base` names no branch or commit.
+        UsageError: `base` names no branch or commit, or `root` is not in a git work tree.
+        EngineError: `base` is given and git is not installed.
     """
     changes = read_changes(root, base)
     if changes is None:
         if shutil.which("git") is None:  # a work tree, maybe, but nothing to read it with
+            if base:
+                raise EngineError(
+                    f"git is not installed (not found on PATH): cannot diff against {base!r}"
+                )
             return None, "git is not installed (not found on PATH): packing without changes"
+        if base:
+            raise UsageError(f"{root} is not in a git work tree: no {base!r} to diff against")
         return None, f"{root} is not in a git work tree: packing without changes"
     if not changes.files:
         return None, f"no changes against {changes.base}: packing without changes"

@@ -37,7 +37,7 @@ from engine import (
     ScanOptions,
     Session,
 )
-from engine.changes import Changes, without_secret_diffs
+from engine.changes import SECRET_DIFF_HINT, Changes, without_secret_diffs
 from engine.diff_section import CHANGES_SHARE, ChangesSection, fit_changes
 from engine.model import SecretFound
 from engine.pack import section_tokens
@@ -75,7 +75,7 @@ def cache_dir_for(root: Path) -> Path:
     """This repository's folder under the user cache dir: <name>-<hash of its path>."""
     from platformdirs import user_cache_dir  # deliberate: only needed when indexing
 
-    digest = hashlib.sha1(str(root).encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
+    digest = hashlib.sha1(os.fsencode(root), usedforsecurity=False).hexdigest()[:12]
     return Path(user_cache_dir("ctxtui")) / "repos" / f"{root.name or 'root'}-{digest}"
 
 
@@ -139,6 +139,10 @@ class Tuning:
     """The ranking's weights (`[ranking]` in the settings)."""
     instructions: str = ""
     """Text placed at the top of every pack; empty for none."""
+    secret_hint: str = SECRET_DIFF_HINT
+    """How the front-end's user packs a secret file, said where a pack's Changes leave its
+    diff out: `--include-secret NAME` on the command line, `!NAME` in `.ctxtuiignore` for
+    the app and an MCP agent."""
 
 
 class Workspace:
@@ -404,7 +408,8 @@ class Workspace:
         with self._lock:
             section = self._sections.get(key)
         if section is None:
-            shown = without_secret_diffs(changes, self.index.path_ids.__contains__)
+            indexed = self.index.path_ids.__contains__
+            shown = without_secret_diffs(changes, indexed, self.tuning.secret_hint)
             section = fit_changes(shown, int(CHANGES_SHARE * budget), self.tokenizer)
             with self._lock:
                 self._sections[key] = section

@@ -7,7 +7,7 @@ on stderr, the app shows them in notifications, the MCP server returns them with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from engine.analyse import ANALYSIS_TIME_LIMIT
 from engine.model import IndexReport, Rendered, SecretFound, SkipReason
@@ -19,16 +19,23 @@ NAMES_SHOWN = 3
 
 
 APP_SECRET_HINT = "!NAME in .ctxtuiignore packs it"
-"""How the app's user packs a secret file: the app takes no --include-secret."""
+"""How the app's user, or an agent through the MCP server, packs a secret file: neither
+takes --include-secret."""
 
 
 def index_notices(report: IndexReport, *, secret_hint: str = SECRET_HINT) -> list[str]:
-    """One line each for what an opened index left out or could not do, to show once
-    (`secret_hint`: how to pack a secret file, in the words of the front-end's options)."""
+    """One line each for what an opened index left out or could not do, to show once: secret
+    files, files and folders it could not read, ctxtui's own packs... (`secret_hint`: how to
+    pack a secret file, in the words of the front-end's options)."""
     lines = list(report.notes)
     secret = [s.path for s in report.skipped if s.reason is SkipReason.SECRET_FILE]
     if secret:
         lines.append(f"left out {_count(secret, 'secret file')} ({_names(secret)}): {secret_hint}")
+    unreadable = [s for s in report.skipped if s.reason is SkipReason.UNREADABLE]
+    if unreadable:
+        noun = "file or folder" if len(unreadable) == 1 else "files or folders"
+        why = {s.path: s.detail for s in unreadable}
+        lines.append(f"left out {len(unreadable):,} unreadable {noun} ({_names(why, why)})")
     own = [s.path for s in report.skipped if s.reason is SkipReason.OWN_PACK]
     if own:
         lines.append(
@@ -95,8 +102,13 @@ def gone_choices_notice(paths: Sequence[str]) -> str:
     )
 
 
-def _names(paths: Iterable[str]) -> str:
-    listed = [shown_line(p) for p in paths]
+def _names(paths: Iterable[str], details: Mapping[str, str] | None = None) -> str:
+    """The first NAMES_SHOWN paths as shown, each with its detail if given ("locked:
+    Permission denied"), and how many more."""
+    listed = [
+        f"{shown_line(p)}: {details[p]}" if details and details.get(p) else shown_line(p)
+        for p in paths
+    ]
     shown = ", ".join(listed[:NAMES_SHOWN])
     more = len(listed) - NAMES_SHOWN
     return f"{shown} and {more} more" if more > 0 else shown

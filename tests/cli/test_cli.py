@@ -125,10 +125,62 @@ def test_rank_of_a_question_nothing_matches_says_so(run: Run, repo: Path) -> Non
     assert run("rank", "kubernetes", str(repo)) == (0, "no file matches the question\n", "")
 
 
+def test_flags_between_the_question_and_the_path_are_read(run: Run, repo: Path) -> None:
+    """Session 33: `rank QUESTION --json PATH` failed with "unrecognized arguments: PATH"
+    (exit 2): argparse had filled both positionals at the question."""
+    code, out, err = run("rank", "user session", "--json", "--limit", "1", str(repo))
+    assert (code, err) == (0, "")
+    assert [f["path"] for f in json.loads(out)] == ["auth/session.py"]
+    code, out, err = run("pack", "user session", "-b", "2k", "--format", "json", str(repo))
+    assert (code, err) == (0, "")
+    assert json.loads(out)["budget"] == 2000
+    code, out, err = run("rank", "--json", "--", "-x", str(repo))  # `--` still ends the flags
+    assert (code, out, err) == (0, "[]\n", "")
+    code, out, err = run("rank", "user session", "--json", str(repo), "extra")
+    assert (code, out) == (2, "")
+    assert one_line(err) == "ctxtui rank: unrecognized arguments: extra"
+
+
 def test_rank_focus_puts_the_file_first(run: Run, repo: Path) -> None:
     _, out, _ = run("rank", "user session", str(repo), "--json", "--focus", "billing/invoice.py")
     first = json.loads(out)[0]
     assert (first["path"], first["focused"]) == ("billing/invoice.py", True)
+
+
+@pytest.mark.parametrize("where", ["repository", "elsewhere"])
+def test_focus_with_dots_is_a_repository_path_from_any_folder(
+    run: Run, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Review, session 33: `--focus auth/../billing/invoice.py` worked only when run from the
+    repository folder (there it names a file from the current folder); from elsewhere it was
+    "no such file in the index"."""
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(repo if where == "repository" else tmp_path / "elsewhere")
+    for name in ("auth/../billing/invoice.py", "./billing//invoice.py"):
+        code, out, err = run("rank", "user session", str(repo), "--json", "--focus", name)
+        assert (code, err) == (0, "")
+        first = json.loads(out)[0]
+        assert (first["path"], first["focused"]) == ("billing/invoice.py", True)
+    code, out, err = run("pack", "session", str(repo), "--format", "json", "--focus", name)
+    assert code == 0 and "billing/invoice.py" in [f["path"] for f in json.loads(out)["files"]]
+    code, out, err = run("rank", "user session", str(repo), "--focus", "auth/../../nowhere.py")
+    assert (code, out) == (2, "")
+    assert one_line(err) == f"ctxtui: --focus auth/../../nowhere.py is outside {repo}"
+
+
+def test_focus_on_a_folder_says_it_is_one(
+    run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 33: "--focus auth/: no such file in the index" of a folder the index holds
+    # files of (the MCP tools say "is a folder")
+    for name, shown in (("auth/", "auth"), ("auth", "auth")):
+        code, out, err = run("rank", "user session", str(repo), "--focus", name)
+        assert (code, out) == (2, "")
+        assert one_line(err) == f"ctxtui: --focus {shown} is a folder: give one of its files"
+    monkeypatch.chdir(repo)
+    code, out, err = run("pack", "user session", ".", "--focus", ".")
+    assert (code, out) == (2, "")
+    assert one_line(err) == "ctxtui: --focus . is a folder: give one of its files"
 
 
 def test_rank_focus_on_a_file_outside_the_index_is_bad_usage(run: Run, repo: Path) -> None:
@@ -205,6 +257,60 @@ def test_missing_path_is_exit_1_with_one_line(run: Run, tmp_path: Path) -> None:
     assert (code, out) == (1, "")
     assert one_line(err).startswith("ctxtui: ")
     assert "nowhere" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["rank", "session", "{long}"],
+        ["index", "{long}"],
+        ["config", "{long}"],
+        ["mcp", "{long}"],
+        ["bench", "{long}"],
+        ["{long}"],  # the app
+    ],
+)
+def test_a_path_too_long_for_the_system_is_exit_1_with_one_line(run: Run, argv: list[str]) -> None:
+    # session 33: a question given where the path goes (an agent swapping the two) ended in
+    # a traceback: OSError "File name too long" from Path.exists, before any check
+    long = "why does the session expire " * 200
+    code, out, err = run(*[a.replace("{long}", long) for a in argv])
+    assert (code, out) == (1, "")
+    assert one_line(err).endswith("(File name too long)")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["rank", "session", "{loop}"],
+        ["pack", "session", "{loop}"],
+        ["index", "{loop}"],
+        ["config", "{loop}"],
+        ["mcp", "{loop}"],
+        ["eval", "{cases}", "{loop}"],
+        ["{loop}"],  # the app
+    ],
+)
+def test_a_path_that_is_a_symlink_loop_is_exit_1_with_one_line(
+    run: Run, tmp_path: Path, argv: list[str]
+) -> None:
+    # session 33: rank, pack and index ended in a traceback (RuntimeError "Symlink loop"
+    # from Path.resolve while the settings were looked for)
+    loop = tmp_path / "loop"
+    loop.symlink_to("loop")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"id": "a", "query": "session", "gold": ["a.py"]}\n')
+    code, out, err = run(*[a.format(loop=loop, cases=cases) for a in argv])
+    assert (code, out) == (1, "")
+    assert (
+        one_line(err) == f"ctxtui: cannot open folder: {loop} (Too many levels of symbolic links)"
+    )
+
+
+def test_focus_on_a_name_too_long_for_the_system_is_bad_usage(run: Run, repo: Path) -> None:
+    code, out, err = run("rank", "session", str(repo), "--focus", "x" * 5000)
+    assert (code, out) == (2, "")
+    assert one_line(err).endswith(": no such file in the index")
 
 
 def test_file_instead_of_folder_is_exit_1(run: Run, repo: Path) -> None:

@@ -255,6 +255,56 @@ def test_config_reports_a_broken_file_on_stderr(
     assert "budget" in captured.out
 
 
+def _not_a_file(path: Path, kind: str) -> None:
+    if kind == "folder":
+        path.mkdir(parents=True)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("nowhere")
+
+
+SETTINGS_PROBLEMS = {
+    "folder": "is a folder, not a settings file; ignored",
+    "fifo": "cannot read (not a regular file); ignored",
+    "broken link": "cannot read (a broken link); ignored",
+}
+
+
+@pytest.mark.parametrize("kind", list(SETTINGS_PROBLEMS))
+def test_a_settings_file_that_is_no_file_is_reported_and_the_defaults_used(
+    shop: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review, session 33: a folder (or a FIFO, a broken link) named `.ctxtui.toml` was
+    passed over without a word, where a broken file is reported."""
+    if kind == "fifo" and not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    path = shop / ".ctxtui.toml"
+    _not_a_file(path, kind)
+    said = f"ctxtui: {path}: {SETTINGS_PROBLEMS[kind]}\n"
+    assert main(["config", "--json", str(shop)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == said
+    document = json.loads(captured.out)
+    assert document["settings"]["budget"] == {"value": 8000, "source": "default"}
+    assert document["problems"] == [said.removeprefix("ctxtui: ").rstrip()]
+    assert main(["pack", "add to cart", str(shop), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == said and json.loads(captured.out)["budget"] == 8000
+
+
+def test_a_user_settings_file_that_is_a_folder_is_reported(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "ctxtui" / "config.toml"
+    _not_a_file(path, "folder")
+    (shop / ".ctxtui.toml").write_text("budget = 3000\n")  # the repository's still applies
+    assert main(["pack", "add to cart", str(shop), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == f"ctxtui: {path}: is a folder, not a settings file; ignored\n"
+    assert json.loads(captured.out)["budget"] == 3000
+
+
 def test_pack_changed_pins_the_changes_and_adds_their_diff(
     shop: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -333,6 +383,49 @@ def test_pack_changed_without_git_on_the_path_says_so(
         "ctxtui: git is not installed (not found on PATH): packing without changes\n"
     )
     assert "def add_to_cart" in captured.out and "## Changes" not in captured.out
+
+
+def test_pack_changed_with_a_base_outside_git_is_bad_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review, session 33: `--changed=main` in a folder outside git packed without changes
+    and exited 0, as if the diff asked for by name were optional. Exit 2, as for a base git
+    does not know: the command line asks what this folder cannot answer."""
+    plain = make_repo(tmp_path / "plain", {"a.py": "def cart():\n    pass\n"})
+    assert main(["pack", "cart", str(plain), "--changed=main"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"ctxtui: --changed: {plain} is not in a git work tree: no 'main' to diff against\n"
+    )
+    assert captured.out == ""
+
+
+def test_pack_changed_before_the_folder_says_how_to_write_it(
+    shop: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `pack Q --changed DIR` takes DIR for the BASE (argparse's nargs="?"); from a folder
+    # outside git this packed the current folder without changes, exit 0, before session 33
+    monkeypatch.chdir(shop.parent)
+    assert main(["pack", "cart", "--changed", "shop"]) == 2
+    assert capsys.readouterr().err == (
+        f"ctxtui: --changed: {shop.parent} is not in a git work tree: no 'shop' to diff against"
+        " (to pack the folder shop, write it before --changed)\n"
+    )
+    assert main(["pack", "cart", "shop", "--changed"]) == 0
+
+
+def test_pack_changed_with_a_base_and_no_git_on_the_path_fails(
+    shop: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 1: the command is right, the work cannot be done on this machine."""
+    (tmp_path / "no-git").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git"))
+    assert main(["pack", "cart", str(shop), "--changed", "main"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "ctxtui: --changed: git is not installed (not found on PATH): cannot diff against 'main'\n"
+    )
+    assert captured.out == ""
 
 
 def test_pack_changed_with_an_unknown_base_is_bad_usage(

@@ -141,3 +141,36 @@ def test_a_file_swapped_for_a_fifo_after_indexing_does_not_block_the_pack(
     assert "file could not be read: not a regular file" in done[0]
     refreshed = _finishes(lambda: build_index(root))
     assert refreshed and not isinstance(refreshed[0], Exception)
+
+
+def test_a_repository_whose_folder_name_is_not_utf8_is_indexed_ranked_and_packed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # session 33: every command on such a folder ended in a traceback (UnicodeEncodeError:
+    # the cache folder's hash encoded the path as UTF-8), and so did the app's saved state
+    root = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
+    make_repo(root, {"cart.py": "def cart_total(items):\n    return sum(items)\n"}, git=True)
+    for argv in (["rank", "cart total"], ["pack", "cart total", "--format", "json"]):
+        code = main([*argv, str(root)])  # the first one indexes (`index` prints the cache
+        captured = capsys.readouterr()  # path as its bytes, which capsys cannot decode)
+        assert (code, captured.err) == (0, ""), captured.err
+        assert "cart.py" in captured.out
+    from ctxtui.state import RepoState, StateStore
+
+    store = StateStore(root, tmp_path / "state")
+    store.save(RepoState(query="cart total"))
+    assert store.load()[0].query == "cart total"
+
+
+def test_config_json_is_utf8_whatever_the_folder_is_named(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    # session 33: the settings file's path went into the JSON as its raw bytes (not UTF-8)
+    root = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
+    make_repo(root, {".ctxtui.toml": "budget = 3000\nformat = 1\n"})
+    assert main(["config", "--json", str(root)]) == 0
+    document = json.loads(capsysbinary.readouterr().out.decode("utf-8"))  # strict
+    shown = str(tmp_path / "caf\ufffd" / ".ctxtui.toml")
+    assert document["files"]["repository"] == shown
+    assert document["settings"]["budget"] == {"value": 3000, "source": shown}
+    assert document["problems"][0].startswith(f"{shown}:2: ")

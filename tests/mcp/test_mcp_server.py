@@ -207,6 +207,29 @@ def test_build_pack_changed_pins_the_changes_like_the_cli(
     assert result.structured_content["changes_tokens"] > 0
 
 
+def test_the_secret_file_hints_say_what_an_agent_can_do(
+    server: McpSession, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review, session 33: the note in place of a changed secret file's diff said
+    "--include-secret NAME packs it", a flag an agent cannot pass; the command line keeps it."""
+    secret = repo / "app" / ".env"
+    secret.write_text("API_TOKEN=abc\n")
+    try:
+        result = server.call("build_pack", {"question": "login", "changed": True})
+        outline = server.call("file_outline", {"path": "app/.env"})
+        expected = cli(capsys, "pack", "login", str(repo), "--changed")
+    finally:
+        secret.unlink()
+    text = text_of(result)
+    assert "… secret file: its diff left out (!NAME in .ctxtuiignore packs it)" in text
+    assert "--include-secret" not in text and "API_TOKEN" not in text
+    assert "… secret file: its diff left out (--include-secret NAME packs it)" in expected
+    assert outline.is_error
+    assert text_of(outline).endswith(
+        "app/.env is not indexed (secret file): !app/.env in .ctxtuiignore packs it"
+    )
+
+
 def test_rank_files_gives_paths_costs_and_reasons_in_the_cli_order(
     server: McpSession, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
