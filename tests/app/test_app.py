@@ -20,7 +20,7 @@ from app.support import notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
-from ctxtui.widgets.preview import Preview
+from ctxtui.widgets.preview import Preview, fit_title
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.widgets.row_list import RowOption
 from engine.levels import level_tokens
@@ -376,11 +376,14 @@ async def test_stale_answers_are_dropped(small_repo: Path, app_factory: AppFacto
         assert screen.answer is current
 
 
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
 async def test_preview_shows_the_file_as_the_pack_carries_it(
-    small_repo: Path, app_factory: AppFactory
+    small_repo: Path, app_factory: AppFactory, size: tuple[int, int]
 ) -> None:
+    # review, session 33: at 80 columns the level took the folder's room in the title, and
+    # "auth/session.py" was titled "session.py · focused" (flask's helpers.py alike)
     app = app_factory(small_repo)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await type_question(pilot, app, QUESTION)
         screen = app.main_screen
         preview = screen.query_one(Preview)
@@ -389,14 +392,17 @@ async def test_preview_shows_the_file_as_the_pack_carries_it(
         entry = next(e for e in screen.packed[1].entries if e.path == "auth/session.py")
         expected = workspace.render_file(entry).expandtabs(4)
         await wait_until(pilot, lambda: preview.shown_text == expected.rstrip("\n"))
-        assert "auth/session.py" in str(preview.border_title)
+        assert str(preview.border_title) == "auth/session.py"
+        assert str(preview.border_subtitle) == f"{entry.level.value} · {entry.tokens:,} tokens"
 
 
 async def test_preview_title_keeps_the_file_name_level_and_tokens_of_a_long_path(
     tmp_path: Path, app_factory: AppFactory
 ) -> None:
     # session 31: Textual cut the title "path · level · tokens" at its end, so a deep path
-    # lost its level and tokens in a 120-column terminal, and its file name too in 80 columns
+    # lost its level and tokens in a 120-column terminal, and its file name too in 80 columns;
+    # session 33: the path's folders go from the left, whole, and the details have the
+    # bottom edge to themselves
     deep = "services/payments/internal/adapters/outbound/session_refresh_handler.py"
     repo = make_repo(tmp_path / "deep", {deep: "def refresh_session():\n    return 1\n"})
     app = app_factory(repo)
@@ -404,19 +410,29 @@ async def test_preview_title_keeps_the_file_name_level_and_tokens_of_a_long_path
         await type_question(pilot, app, "refresh session")
         preview = app.main_screen.query_one(Preview)
         entry = app.main_screen.answer.plan.entries[0]  # type: ignore[union-attr]
-        tail = f"session_refresh_handler.py · {entry.level.value} · {entry.tokens:,} tokens"
-        await wait_until(pilot, lambda: str(preview.border_title).endswith(tail))
+        details = f"{entry.level.value} · {entry.tokens:,} tokens"
+        await wait_until(pilot, lambda: str(preview.border_subtitle) == details)
         title = str(preview.border_title)
-        assert title.startswith("…") and len(title) <= preview.outer_size.width - 6
+        assert title == "…/adapters/outbound/session_refresh_handler.py"
+        assert len(title) <= preview.outer_size.width - 6
         await pilot.resize_terminal(100, 30)
         await wait_until(pilot, lambda: "outbound" not in str(preview.border_title))
-        title = str(preview.border_title)
-        assert title.startswith("…") and "session_refresh_handler.py" in title
-        assert len(title) <= preview.outer_size.width - 6
+        assert str(preview.border_title) == "…/session_refresh_handler.py"
+        assert str(preview.border_subtitle) == details
         await pilot.resize_terminal(200, 40)
         await wait_until(pilot, lambda: str(preview.border_title).startswith("services/"))
-        level, tokens = entry.level.value, f"{entry.tokens:,}"
-        assert str(preview.border_title) == f"{deep} · {level} · {tokens} tokens"
+        assert str(preview.border_title) == deep and str(preview.border_subtitle) == details
+
+
+def test_the_preview_title_cuts_the_path_from_the_left_at_a_folder() -> None:
+    for path, room, shown in [
+        ("src/flask/helpers.py", 20, "src/flask/helpers.py"),
+        ("src/flask/helpers.py", 19, "…/flask/helpers.py"),
+        ("src/flask/helpers.py", 12, "…/helpers.py"),
+        ("src/flask/helpers.py", 11, "helpers.py"),
+        ("文書/説明書/目次.md", 16, "…/説明書/目次.md"),  # cells: two a character
+    ]:
+        assert fit_title(path, room) == shown
 
 
 async def test_refresh_key_picks_up_a_changed_file(

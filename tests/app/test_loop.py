@@ -638,9 +638,9 @@ async def test_the_preview_stays_where_it_was_when_its_file_is_saved_again(
         assert view == 2 * (preview.size.height // 2)
         with (small_repo / "billing" / "invoice.py").open("a", encoding="utf-8") as invoice:
             invoice.write(added)  # saved in the editor
-        title = str(preview.border_title)
+        details = str(preview.border_subtitle)  # the level and the tokens
         await pilot.press("r")
-        await wait_until(pilot, lambda: str(preview.border_title) != title)
+        await wait_until(pilot, lambda: str(preview.border_subtitle) != details)
         await settle(pilot)
         assert "invoice_total" in preview.shown_text
         assert preview.scroll_y == view
@@ -661,7 +661,8 @@ async def test_the_preview_highlights_the_lines_in_view_first_and_the_rest_when_
         preview = screen.query_one(Preview)
         await pilot.press("tab", "f")  # billing/invoice.py, whole: ten screens long
         await settle(pilot)
-        await wait_until(pilot, lambda: "invoice.py · full" in str(preview.border_title))
+        await wait_until(pilot, lambda: str(preview.border_title) == "billing/invoice.py")
+        assert str(preview.border_subtitle).startswith("full ·")
         assert screen.packed is not None and app.workspace is not None
         entry = next(e for e in screen.packed[1].entries if e.path == "billing/invoice.py")
         expected = app.workspace.render_file(entry).expandtabs(4).rstrip("\n")
