@@ -536,29 +536,66 @@ async def test_corrupt_state_file_is_set_aside_with_a_notice(
         assert len(aside) == 1 and aside[0].read_text(encoding="utf-8") == "{not json"
 
 
-async def test_pins_of_vanished_files_are_kept_but_ignored(
-    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+async def test_pins_and_levels_of_vanished_files_are_dropped_and_said_once(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # review, session 33: a pinned file deleted from disk stayed pinned, saved and told of at
+    # every open, until X cleared every pin with it
+    from ctxtui.screens.host import WorkspaceHost
     from ctxtui.state import RepoState, StateStore
 
+    said: list[str] = []  # every notification, kept past its timeout (a loaded machine)
+    notify = WorkspaceHost.notify
+
+    def keep(self: WorkspaceHost, message: str, **options: Any) -> None:
+        said.append(message)
+        notify(self, message, **options)
+
+    monkeypatch.setattr(WorkspaceHost, "notify", keep)
+
     state_dir = tmp_path / "state"
-    StateStore(small_repo, state_dir).save(
-        RepoState(pinned=frozenset({"gone.py", "db/models.py"}), query=QUESTION)
+    store = StateStore(small_repo, state_dir)
+    store.save(
+        RepoState(
+            pinned=frozenset({"gone.py", "db/models.py"}),
+            overrides={"old/notes.md": Level.FULL, "auth/tokens.py": Level.OUTLINE},
+            query=QUESTION,
+        )
     )
     app = app_factory(small_repo, state_dir=state_dir)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot, QUESTION)
         screen = app.main_screen
-        assert screen.pinned == {"gone.py", "db/models.py"}
-        assert screen.answer is not None
-        assert screen.answer.ranking.files[0].path == "db/models.py"
-        # and the screen says so once (app review, session 31: nothing did)
-        await wait_until(pilot, lambda: any("gone.py" in n for n in notices(app)))
-        told = [n for n in notices(app) if "no longer in the repository's index" in n]
-        assert len(told) == 1 and "X clears every pin and level" in told[0]
-        (small_repo / "db" / "models.py").unlink()  # a second one goes while the app is open
+        await wait_until(pilot, lambda: screen.pinned == {"db/models.py"})
+        await settle(pilot, QUESTION)
+        assert screen.overrides == {"auth/tokens.py": Level.OUTLINE}
+        told = [n for n in said if "no longer in the repository's index" in n]
+        assert told == [
+            "Unpinned 1 file and dropped the level of 1 file no longer in the repository's "
+            "index (deleted, renamed or skipped): gone.py, old/notes.md."
+        ]
+        saved, _notice = store.load()  # not kept for the next open
+        assert saved.pinned == {"db/models.py"} and "old/notes.md" not in saved.overrides
+
+        models = small_repo / "db" / "models.py"
+        text = models.read_text(encoding="utf-8")
+        models.unlink()  # a pinned file goes while the app is open
         await pilot.press("tab", "r")
-        await wait_until(pilot, lambda: any("2 files pinned" in n for n in notices(app)))
+        await wait_until(pilot, lambda: not screen.pinned)
+        await settle(pilot)
+        assert screen.answer is not None and screen.packed is not None
+        assert "db/models.py" not in {f.path for f in screen.answer.ranking.files}
+        assert "db/models.py" not in {e.path for e in screen.packed[1].entries}
+        told = [n for n in said if "no longer in the repository's index" in n]
+        assert len(told) == 2 and told[1].startswith("Unpinned 1 file no longer")
+        assert told[1].endswith(": db/models.py.")
+        assert store.load()[0].pinned == frozenset()
+
+        models.write_text(text, encoding="utf-8")  # it comes back: pinned again by hand
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "db/models.py" in screen.workspace.index.path_ids)
+        await settle(pilot)
+        assert screen.pinned == frozenset()
+        assert len([n for n in said if "no longer in the" in n]) == 2  # each said once
 
 
 async def test_encoding_key_switches_the_tokenizer(
