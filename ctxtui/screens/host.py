@@ -139,6 +139,8 @@ class WorkspaceHost(Screen[None]):
         self._refresh_timer: Timer | None = None
         self._idle_rechecks = 0
         """Automatic checks that found nothing since the person last did something."""
+        self.open_error = ""
+        """Why the workspace could not be opened ("" while it opens or once it is open)."""
         self.changes: Changes | None = None
         """The changes read while `changed` is on; None when off or there are none."""
         self._thresholds: tuple[int, int, int] | None = None
@@ -541,7 +543,8 @@ class WorkspaceHost(Screen[None]):
             return
         text = jobs.describe_error(worker.error)
         if worker.group == "open" and self.workspace is None:
-            self.query_one(IndexStatus).message = f"Could not open {self.services.root}: {text}"
+            self.open_error = f"Could not open {self.services.root}: {text}"
+            self.query_one(IndexStatus).message = self.open_error
             self.show_held_back()
         if worker.group == "refresh":
             self._next_refresh = time.monotonic() + REFRESH_INTERVAL
