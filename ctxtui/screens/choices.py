@@ -181,6 +181,11 @@ class ChoicesScreen(RankingScreen):
             timeout=8,
         )
 
+    @on(FileList.NothingToActOn)
+    def say_nothing_to_act_on(self, event: FileList.NothingToActOn) -> None:
+        event.stop()
+        self.notify("Nothing to pin or level: no file is ranked for this question.", timeout=3)
+
     @on(FileList.RequestsSent)
     def run_after_requests(self, event: FileList.RequestsSent) -> None:
         event.stop()

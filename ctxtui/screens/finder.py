@@ -58,8 +58,22 @@ class Matched(Message):
         """Best first."""
 
 
+TINY_HEIGHT = 12
+"""Below this many lines the dialog fills the screen without its border and title, and the
+box takes one line: at 20x8 the dialog (80 % high, a thick border), its title, the box (3
+lines) and the hint took every line and no match was shown (review, session 33). From 12
+lines the usual dialog keeps two rows (the main screen's tiny layout starts there too)."""
+NARROW_WIDTH = 60
+"""Below this many columns the dialog takes the whole width, and the hint and each match keep
+to one line, cut at the end: at 20 columns the hint wrapped onto four lines and took the
+rows of the matches, and a long name wrapped its rank onto a line of its own."""
+
+
 class FinderScreen(ModalScreen[None]):
     """Find files by name or glob; pin them or set their level."""
+
+    VERTICAL_BREAKPOINTS = [(0, "-tiny"), (TINY_HEIGHT, "-tall")]  # noqa: RUF012 - a list
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_WIDTH, "-wide")]  # noqa: RUF012
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="finder-close"),

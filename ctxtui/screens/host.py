@@ -43,7 +43,7 @@ from ctxtui.workspace.answers import gone_paths
 from ctxtui.workspace.notices import (
     APP_SECRET_HINT,
     as_sentences,
-    gone_choices_notice,
+    dropped_choices_notice,
     index_notices,
 )
 from ctxtui.workspace.semantic import stage_of
@@ -130,8 +130,6 @@ class WorkspaceHost(Screen[None]):
         self.gate = jobs.ReadWriteGate()
         self._complete: dict[str, jobs.WorkspaceAPI] = {}
         """Fully counted workspaces by encoding, so switching back is instant."""
-        self._gone_told: tuple[str, ...] = ()
-        """The chosen files last said to be gone from the index (each set is said once)."""
         self._tokenizers: dict[str, LazyTokenizer] = {}
         """Tokenizers of the other encodings, loaded ahead once the typing pauses."""
         self._full_count_due: str | None = None
@@ -141,6 +139,8 @@ class WorkspaceHost(Screen[None]):
         self._refresh_timer: Timer | None = None
         self._idle_rechecks = 0
         """Automatic checks that found nothing since the person last did something."""
+        self.open_error = ""
+        """Why the workspace could not be opened ("" while it opens or once it is open)."""
         self.changes: Changes | None = None
         """The changes read while `changed` is on; None when off or there are none."""
         self._thresholds: tuple[int, int, int] | None = None
@@ -338,18 +338,28 @@ class WorkspaceHost(Screen[None]):
                 timeout=10,
             )
         self.request_changes()
-        self.tell_gone_choices(workspace)
+        self.drop_gone_choices(workspace)
         self.workspace_opened(workspace)
 
-    def tell_gone_choices(self, workspace: jobs.WorkspaceAPI) -> None:
-        """Say once which pinned or levelled files the index no longer holds (deleted or
-        renamed): they stay chosen, in case they come back, but no pack can hold them, and
-        before this nothing on screen said so (app review, session 31)."""
-        gone = gone_paths(workspace.index, (*self.pinned, *self.overrides))
-        if gone and gone != self._gone_told:
-            text = as_sentences([gone_choices_notice(gone)])
-            self.notify(f"{text} X clears every pin and level.", title="Choices", timeout=10)
-        self._gone_told = gone
+    def drop_gone_choices(self, workspace: jobs.WorkspaceAPI) -> None:
+        """Unpin, and forget the level of, the files the checked tree no longer holds
+        (deleted, renamed, now skipped), and say so once.
+
+        They were kept, saved at every change and told of at every open until X cleared
+        every pin with them (review, session 33). A pin is a choice about a file as it was:
+        one that comes back (a branch switched back, an undone delete) is pinned again by
+        hand, p or the finder, rather than behind the person's back. No undo entry: `u`
+        would bring back a pin the next refresh drops again."""
+        pins = gone_paths(workspace.index, self.pinned)
+        levels = gone_paths(workspace.index, self.overrides)
+        if not pins and not levels:
+            return
+        text = as_sentences([dropped_choices_notice(pins, levels)])
+        self.notify(text, title="Choices", timeout=10)
+        if pins:
+            self.pinned = self.pinned - set(pins)
+        if levels:
+            self.overrides = {p: v for p, v in self.overrides.items() if p not in levels}
 
     def workspace_opened(self, workspace: jobs.WorkspaceAPI) -> None:
         """The first open is done (the layer above starts background work)."""
@@ -514,7 +524,7 @@ class WorkspaceHost(Screen[None]):
             self.notify("Re-indexed the files changed on disk.", timeout=2)
             self.request_changes()
             if self.workspace is not None:
-                self.tell_gone_choices(self.workspace)
+                self.drop_gone_choices(self.workspace)
         elif not message.automatic:
             self.notify("No changes on disk.", timeout=2)
         if message.changed or not message.automatic:
@@ -533,7 +543,8 @@ class WorkspaceHost(Screen[None]):
             return
         text = jobs.describe_error(worker.error)
         if worker.group == "open" and self.workspace is None:
-            self.query_one(IndexStatus).message = f"Could not open {self.services.root}: {text}"
+            self.open_error = f"Could not open {self.services.root}: {text}"
+            self.query_one(IndexStatus).message = self.open_error
             self.show_held_back()
         if worker.group == "refresh":
             self._next_refresh = time.monotonic() + REFRESH_INTERVAL

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.binding import Binding, BindingType
 from textual.command import CommandListItem, SimpleCommand, SimpleProvider
 
@@ -121,14 +121,37 @@ class MainScreen(ChoicesScreen):
         ),
     ]
 
+    def __init__(self, services: Services) -> None:
+        super().__init__(services)
+        self._copy_waiting = False
+        """ctrl+y came before the question's ranked list: the pack is copied once it is shown."""
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """tab says where it goes; the letter keys hide while the question has focus."""
+        """tab says where it goes; the letter keys hide while the question has focus. With
+        nothing focused yet (keys typed before the first frame), tab, escape and / are not
+        run as they arrive but in their turn, by `on_key`."""
+        if action in ("focus_list", "focus_query") and self.focused is None:
+            return False
         in_question = isinstance(self.focused, QueryBar)
         if action == "focus_list":
             return in_question
         if action == "focus_query":
             return not in_question
         return super().check_action(action, parameters)
+
+    def on_key(self, event: events.Key) -> None:
+        """A tab typed before the first frame goes to the list in its turn, after the letters
+        typed before it (they are the question's) and before the keys after it (the list's:
+        `p` pins rank 1 once the rows come). Run as it arrived, as a priority key is, it
+        went before those letters, found nothing focused and focused the question: `why
+        tab p` gave the question "pwhy" (review, session 33)."""
+        if event.key == "tab":  # only an early one gets here: the priority binding takes the rest
+            event.stop()
+            event.prevent_default()  # the layers' own on_key (the question's letters) too
+            if isinstance(self.focused, FileList):
+                self.action_focus_query()
+            else:
+                self.action_focus_list()
 
     # ------------------------------------------------------------------ focus and questions
 
@@ -233,12 +256,33 @@ class MainScreen(ChoicesScreen):
         self.file_list().after_requests(self._copy_pack)
 
     def _copy_pack(self) -> None:
-        if self.workspace is None or self.answer is None:
-            self.notify("Nothing to copy yet.", severity="warning")
+        if self.workspace is None and self.open_error:
+            self.notify(f"Nothing to copy. {self.open_error}", severity="warning")
             return
+        answer = self.answer
+        if self.workspace is None or answer is None or answer.query != self.query_text:
+            # the question on show is not ranked yet (the first index, a key just typed): the
+            # pack of the list on screen, perhaps the empty question's, is not the one asked for
+            if not self._copy_waiting and answer is None:  # a key's ranking: a blink, unsaid
+                self.notify("The files are still being ranked: copied once they are.", timeout=4)
+            self._copy_waiting = True
+            return
+        self._copy_waiting = False
         self.remember_question()
         current = self._current_pack()
         self.run_copy(self.workspace, self.answer, self._choices(), current, self._terminal_copy)
+
+    def answer_shown(self) -> None:
+        """The question's ranked list is on its way: copy now if ctrl+y was waiting for it, after
+        the list has built its rows and sent the requests of the keys that waited for them
+        (`tab p ctrl+y` pins rank 1, then copies)."""
+        if self._copy_waiting:
+            file_list = self.file_list()
+            file_list.call_later(file_list.after_requests, self._copy_if_waiting)
+
+    def _copy_if_waiting(self) -> None:
+        if self._copy_waiting:  # once, however many lists came meanwhile
+            self._copy_pack()
 
     def _terminal_copy(self, text: str) -> None:
         self.app.call_from_thread(self.app.copy_to_clipboard, text)

@@ -198,7 +198,9 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         query_bar = self.query_one(QueryBar)
         early = self.focused is None or self.focused is query_bar
         if early and event.is_printable and event.character:
-            query_bar.focus()
+            # at once, not on the next idle as `Widget.focus` would: by then a tab typed
+            # after this letter has given the list focus, and the question took it back
+            self.set_focus(query_bar)
             query_bar.insert_text_at_cursor(event.character)
             event.stop()
 
@@ -337,6 +339,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         file_list.plan = answer.plan
         self.query_one(BudgetMeter).plan = answer.plan
         self.show_semantic_status(answer)
+        self.answer_shown()
         self._stop(self._pack_timer)
         self._pack_timer = None
         if not self.first_list_shown.is_set():
@@ -347,6 +350,10 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             file_list.call_later(file_list.call_after_refresh, painted)
             return
         self._schedule_pack(answer)
+
+    def answer_shown(self) -> None:
+        """A ranked list is on its way to the screen (the layer above acts on keys that
+        waited for one)."""
 
     def _first_list_painted(self, answer: Answer) -> None:
         self.first_list_shown.set()

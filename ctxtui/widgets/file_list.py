@@ -154,6 +154,10 @@ class FileList(RowList):
             self.path = path
             """The file."""
 
+    class NothingToActOn(Message):
+        """Level or pin keys pressed before the first rows came found none: the answer has
+        no file (they were dropped without a word before session 33)."""
+
     class RequestsSent(Message):
         """Sent through the list by `after_requests`: reaches the screen after the level and
         pin requests sent before it."""
@@ -302,8 +306,9 @@ class FileList(RowList):
             empty = Content.styled(self._wrapped_empty_text(), self._style("empty"))
             self.set_options([Option(empty, disabled=True)])
             self.post_message(self.Highlighted(None))
-            if ranking is not None:
+            if ranking is not None and self._waiting:
                 self._waiting.clear()  # an answer with no file: nothing for the keys to act on
+                self.post_message(self.NothingToActOn())
             return
         self.set_options(
             RowOption(row, ranked.path, style) for row, ranked in zip(rows, files, strict=True)

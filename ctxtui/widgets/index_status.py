@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from time import monotonic
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Label, ProgressBar
-from textual.widgets._progress_bar import Bar  # ProgressBar's moving part (no public name)
+from textual.widgets._progress_bar import (  # ProgressBar's parts (no public names)
+    Bar,
+    PercentageStatus,
+)
 
 from ctxtui.time_left import Pace
 from engine.model import Progress
@@ -37,6 +40,25 @@ _STAGES = {
 }
 
 
+class CountedPercentage(PercentageStatus):
+    """The bar's percentage, blank while the stage has no count: Textual's "--%" read as a
+    broken figure beside "Listing files…" or "Reading git history…" (review, session 33);
+    the line above says what is being done, and the bar moves."""
+
+    def render(self) -> RenderResult:
+        return "" if self.percentage is None else f"{self.percentage}%"
+
+
+class IndexBar(ProgressBar):
+    """Textual's progress bar with a `CountedPercentage`."""
+
+    def compose(self) -> ComposeResult:
+        for part in super().compose():
+            if isinstance(part, PercentageStatus):
+                part = CountedPercentage(id="percentage").data_bind(ProgressBar.percentage)
+            yield part
+
+
 class IndexStatus(Vertical):
     """What the first index is doing."""
 
@@ -51,7 +73,7 @@ class IndexStatus(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Label(self.message, id="index-status-label")
-        yield ProgressBar(total=None, show_eta=False, id="index-status-bar")
+        yield IndexBar(total=None, show_eta=False, id="index-status-bar")
 
     def on_mount(self) -> None:
         self._bar().auto_refresh = None  # still until `move_bar`

@@ -26,7 +26,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
-from ctxtui.widgets.ranked_row import fit_path
 from ctxtui.widgets.repaint_only import RepaintOnly
 from engine.words import STOP_WORDS
 
@@ -61,16 +60,23 @@ def words_to_mark(query: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(set(words), key=lambda w: (-len(w), w)))
 
 
-def fit_title(path: str, details: Sequence[str], room: int) -> str:
-    """The pane's title in `room` cells: the path, then the first of `details` (fullest first)
-    that leaves room for the file's name; the folder loses its start before the name is cut."""
-    name = path.rpartition("/")[2]
-    for detail in (*details, ""):
-        tail = f" · {detail}" if detail else ""
-        if cell_len(name) + cell_len(tail) <= room or not detail:
-            folder, name = fit_path(path, room - cell_len(tail))
-            return f"{folder}{name}{tail}"
-    raise AssertionError("unreachable: the last detail is empty")
+def fit_title(path: str, room: int) -> str:
+    """The path in `room` terminal cells, whole if it fits, else cut from the left at a folder
+    ("…/src/flask/helpers.py", "…/flask/helpers.py", "…/helpers.py"); the file's name is never
+    cut here (Textual cuts a title too long for its border at its end)."""
+    if cell_len(path) <= room:
+        return path
+    parts = path.split("/")
+    for start in range(1, len(parts)):
+        shown = "…/" + "/".join(parts[start:])
+        if cell_len(shown) <= room:
+            return shown
+    return parts[-1]
+
+
+def fit_details(details: Sequence[str], room: int) -> str:
+    """The first of `details` (fullest first) that fits in `room` cells, else the last."""
+    return next((d for d in details if cell_len(d) <= room), details[-1] if details else "")
 
 
 def highlight(
@@ -147,16 +153,20 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
         return "\n".join(line.plain for line in self._lines)
 
     def show_title(self, path: str, *details: str) -> None:
-        """Title the pane with a path (as shown) and details ("focused · 1,204 tokens",
-        then shorter ones): as many as fit with the file's name, which is cut last."""
+        """Title the pane with a path (as shown) on its top edge, as much of it as fits, and
+        its details ("focused · 1,204 tokens", then shorter ones) on its bottom edge, the
+        fullest that fits. Sharing the top edge, the details took the folder's room: at 80
+        columns `src/flask/helpers.py` was titled `helpers.py · focused` (review, session 33)."""
         self._title = (path, details)
         self._fit_title()
 
     def _fit_title(self) -> None:
         path, details = self._title
         room = self.outer_size.width - TITLE_FRAME
-        title = fit_title(path, details, room) if room > 0 else path
-        self.border_title = Content(title)  # plain text: a name like `x[/y].py` is no markup
+        title = fit_title(path, room) if room > 0 else path
+        # plain text: a name like `x[/y].py` is no markup
+        self.border_title = Content(title)
+        self.border_subtitle = Content(fit_details(details, room)) if details else None
 
     def show_note(self, note: str) -> None:
         """Show a short explanation instead of a file (nothing highlighted, nothing to copy)."""

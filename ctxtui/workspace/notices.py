@@ -102,6 +102,20 @@ def gone_choices_notice(paths: Sequence[str]) -> str:
     )
 
 
+def dropped_choices_notice(pins: Sequence[str], levels: Sequence[str]) -> str:
+    """The pins and levels dropped from files the index no longer holds (deleted, renamed
+    or now skipped): "unpinned 1 file no longer in the repository's index …: gone.py"."""
+    done = [
+        f"{verb} {counted(len(paths), 'file')}"
+        for verb, paths in (("unpinned", pins), ("dropped the level of", levels))
+        if paths
+    ]
+    return (
+        f"{' and '.join(done)} no longer in the repository's index (deleted, renamed or "
+        f"skipped): {_names(sorted({*pins, *levels}))}"
+    )
+
+
 def _names(paths: Iterable[str], details: Mapping[str, str] | None = None) -> str:
     """The first NAMES_SHOWN paths as shown, each with its detail if given ("locked:
     Permission denied"), and how many more."""

@@ -20,7 +20,7 @@ from app.support import notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
-from ctxtui.widgets.preview import Preview
+from ctxtui.widgets.preview import Preview, fit_title
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.widgets.row_list import RowOption
 from engine.levels import level_tokens
@@ -376,11 +376,14 @@ async def test_stale_answers_are_dropped(small_repo: Path, app_factory: AppFacto
         assert screen.answer is current
 
 
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
 async def test_preview_shows_the_file_as_the_pack_carries_it(
-    small_repo: Path, app_factory: AppFactory
+    small_repo: Path, app_factory: AppFactory, size: tuple[int, int]
 ) -> None:
+    # review, session 33: at 80 columns the level took the folder's room in the title, and
+    # "auth/session.py" was titled "session.py · focused" (flask's helpers.py alike)
     app = app_factory(small_repo)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await type_question(pilot, app, QUESTION)
         screen = app.main_screen
         preview = screen.query_one(Preview)
@@ -389,14 +392,17 @@ async def test_preview_shows_the_file_as_the_pack_carries_it(
         entry = next(e for e in screen.packed[1].entries if e.path == "auth/session.py")
         expected = workspace.render_file(entry).expandtabs(4)
         await wait_until(pilot, lambda: preview.shown_text == expected.rstrip("\n"))
-        assert "auth/session.py" in str(preview.border_title)
+        assert str(preview.border_title) == "auth/session.py"
+        assert str(preview.border_subtitle) == f"{entry.level.value} · {entry.tokens:,} tokens"
 
 
 async def test_preview_title_keeps_the_file_name_level_and_tokens_of_a_long_path(
     tmp_path: Path, app_factory: AppFactory
 ) -> None:
     # session 31: Textual cut the title "path · level · tokens" at its end, so a deep path
-    # lost its level and tokens in a 120-column terminal, and its file name too in 80 columns
+    # lost its level and tokens in a 120-column terminal, and its file name too in 80 columns;
+    # session 33: the path's folders go from the left, whole, and the details have the
+    # bottom edge to themselves
     deep = "services/payments/internal/adapters/outbound/session_refresh_handler.py"
     repo = make_repo(tmp_path / "deep", {deep: "def refresh_session():\n    return 1\n"})
     app = app_factory(repo)
@@ -404,19 +410,29 @@ async def test_preview_title_keeps_the_file_name_level_and_tokens_of_a_long_path
         await type_question(pilot, app, "refresh session")
         preview = app.main_screen.query_one(Preview)
         entry = app.main_screen.answer.plan.entries[0]  # type: ignore[union-attr]
-        tail = f"session_refresh_handler.py · {entry.level.value} · {entry.tokens:,} tokens"
-        await wait_until(pilot, lambda: str(preview.border_title).endswith(tail))
+        details = f"{entry.level.value} · {entry.tokens:,} tokens"
+        await wait_until(pilot, lambda: str(preview.border_subtitle) == details)
         title = str(preview.border_title)
-        assert title.startswith("…") and len(title) <= preview.outer_size.width - 6
+        assert title == "…/adapters/outbound/session_refresh_handler.py"
+        assert len(title) <= preview.outer_size.width - 6
         await pilot.resize_terminal(100, 30)
         await wait_until(pilot, lambda: "outbound" not in str(preview.border_title))
-        title = str(preview.border_title)
-        assert title.startswith("…") and "session_refresh_handler.py" in title
-        assert len(title) <= preview.outer_size.width - 6
+        assert str(preview.border_title) == "…/session_refresh_handler.py"
+        assert str(preview.border_subtitle) == details
         await pilot.resize_terminal(200, 40)
         await wait_until(pilot, lambda: str(preview.border_title).startswith("services/"))
-        level, tokens = entry.level.value, f"{entry.tokens:,}"
-        assert str(preview.border_title) == f"{deep} · {level} · {tokens} tokens"
+        assert str(preview.border_title) == deep and str(preview.border_subtitle) == details
+
+
+def test_the_preview_title_cuts_the_path_from_the_left_at_a_folder() -> None:
+    for path, room, shown in [
+        ("src/flask/helpers.py", 20, "src/flask/helpers.py"),
+        ("src/flask/helpers.py", 19, "…/flask/helpers.py"),
+        ("src/flask/helpers.py", 12, "…/helpers.py"),
+        ("src/flask/helpers.py", 11, "helpers.py"),
+        ("文書/説明書/目次.md", 16, "…/説明書/目次.md"),  # cells: two a character
+    ]:
+        assert fit_title(path, room) == shown
 
 
 async def test_refresh_key_picks_up_a_changed_file(
@@ -520,29 +536,66 @@ async def test_corrupt_state_file_is_set_aside_with_a_notice(
         assert len(aside) == 1 and aside[0].read_text(encoding="utf-8") == "{not json"
 
 
-async def test_pins_of_vanished_files_are_kept_but_ignored(
-    small_repo: Path, app_factory: AppFactory, tmp_path: Path
+async def test_pins_and_levels_of_vanished_files_are_dropped_and_said_once(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # review, session 33: a pinned file deleted from disk stayed pinned, saved and told of at
+    # every open, until X cleared every pin with it
+    from ctxtui.screens.host import WorkspaceHost
     from ctxtui.state import RepoState, StateStore
 
+    said: list[str] = []  # every notification, kept past its timeout (a loaded machine)
+    notify = WorkspaceHost.notify
+
+    def keep(self: WorkspaceHost, message: str, **options: Any) -> None:
+        said.append(message)
+        notify(self, message, **options)
+
+    monkeypatch.setattr(WorkspaceHost, "notify", keep)
+
     state_dir = tmp_path / "state"
-    StateStore(small_repo, state_dir).save(
-        RepoState(pinned=frozenset({"gone.py", "db/models.py"}), query=QUESTION)
+    store = StateStore(small_repo, state_dir)
+    store.save(
+        RepoState(
+            pinned=frozenset({"gone.py", "db/models.py"}),
+            overrides={"old/notes.md": Level.FULL, "auth/tokens.py": Level.OUTLINE},
+            query=QUESTION,
+        )
     )
     app = app_factory(small_repo, state_dir=state_dir)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot, QUESTION)
         screen = app.main_screen
-        assert screen.pinned == {"gone.py", "db/models.py"}
-        assert screen.answer is not None
-        assert screen.answer.ranking.files[0].path == "db/models.py"
-        # and the screen says so once (app review, session 31: nothing did)
-        await wait_until(pilot, lambda: any("gone.py" in n for n in notices(app)))
-        told = [n for n in notices(app) if "no longer in the repository's index" in n]
-        assert len(told) == 1 and "X clears every pin and level" in told[0]
-        (small_repo / "db" / "models.py").unlink()  # a second one goes while the app is open
+        await wait_until(pilot, lambda: screen.pinned == {"db/models.py"})
+        await settle(pilot, QUESTION)
+        assert screen.overrides == {"auth/tokens.py": Level.OUTLINE}
+        told = [n for n in said if "no longer in the repository's index" in n]
+        assert told == [
+            "Unpinned 1 file and dropped the level of 1 file no longer in the repository's "
+            "index (deleted, renamed or skipped): gone.py, old/notes.md."
+        ]
+        saved, _notice = store.load()  # not kept for the next open
+        assert saved.pinned == {"db/models.py"} and "old/notes.md" not in saved.overrides
+
+        models = small_repo / "db" / "models.py"
+        text = models.read_text(encoding="utf-8")
+        models.unlink()  # a pinned file goes while the app is open
         await pilot.press("tab", "r")
-        await wait_until(pilot, lambda: any("2 files pinned" in n for n in notices(app)))
+        await wait_until(pilot, lambda: not screen.pinned)
+        await settle(pilot)
+        assert screen.answer is not None and screen.packed is not None
+        assert "db/models.py" not in {f.path for f in screen.answer.ranking.files}
+        assert "db/models.py" not in {e.path for e in screen.packed[1].entries}
+        told = [n for n in said if "no longer in the repository's index" in n]
+        assert len(told) == 2 and told[1].startswith("Unpinned 1 file no longer")
+        assert told[1].endswith(": db/models.py.")
+        assert store.load()[0].pinned == frozenset()
+
+        models.write_text(text, encoding="utf-8")  # it comes back: pinned again by hand
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "db/models.py" in screen.workspace.index.path_ids)
+        await settle(pilot)
+        assert screen.pinned == frozenset()
+        assert len([n for n in said if "no longer in the" in n]) == 2  # each said once
 
 
 async def test_encoding_key_switches_the_tokenizer(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import make_repo
 from textual import events
 from textual.content import Content
@@ -147,7 +148,7 @@ async def test_at_40_columns_each_match_keeps_one_line_and_its_file_name(
         width = finder_list.scrollable_content_region.width
         row = first_row(finder_list)
         assert row.cell_length <= width  # one line: it used to wrap onto two
-        assert row.plain == "   …ments/provider_gateway.py #1"  # the name whole, its rank
+        assert row.plain == "   …/payments/provider_gateway.py #1"  # the name whole, its rank
         # the match mark moved with the cut: it still covers the letters typed
         marked = [span for span in row.spans if "gateway" in row.plain[span.start : span.end]]
         assert marked
@@ -185,3 +186,27 @@ async def test_a_paste_into_the_finder_or_a_prompt_drops_terminal_codes_and_cont
         await pilot.press("enter")
         await wait_until(pilot, target.exists)
         assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pack")] == ["pack.md"]
+
+
+@pytest.mark.parametrize("size", [(20, 8), (30, 10), (40, 5), (20, 12)])
+async def test_the_finder_in_a_tiny_terminal_still_shows_its_matches(
+    small_repo: Path, app_factory: AppFactory, size: tuple[int, int]
+) -> None:
+    # review, session 33: at 20x8 the dialog (80 % high, a thick border), its title, the
+    # box (3 lines) and the hint took every line: no match was shown, an empty box
+    app = app_factory(small_repo)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        finder = await open_finder(pilot, "sess")
+        finder_list = finder.query_one(FinderList)
+        await pilot.pause()
+        dialog = finder.query_one("#finder-dialog").content_region
+        assert finder_list.scrollable_content_region.height >= 1  # a row at least...
+        assert dialog.contains_region(finder_list.region)  # ...inside the dialog, on screen
+        assert finder_list.highlighted_option is not None
+        assert finder_list.highlighted_option.id == "auth/session.py"
+        box = finder.query_one("#finder-input", Input)
+        assert box.region.height >= 1 and box.has_focus  # where the letters go stays
+        await pilot.press("enter")  # and it works as at any size
+        await wait_until(pilot, lambda: app.main_screen.pinned == {"auth/session.py"})

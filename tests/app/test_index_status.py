@@ -70,3 +70,22 @@ async def test_the_parse_says_its_time_left_from_its_own_start(
         status.progress = Progress("index", 0, 0)
         await pilot.pause()
         assert str(label.render()) == "Building the word index…"
+
+
+async def test_the_bar_shows_no_percentage_until_its_stage_has_a_count() -> None:
+    # review, session 33: "--%" stood beside "Listing files…" and every stage's first report
+    app = _Host()
+    async with app.run_test() as pilot:
+        status = app.query_one(IndexStatus)
+        percentage = app.query_one("#index-status-bar #percentage", Label)
+        await pilot.pause()
+        assert str(percentage.render()) == ""  # opening: no report yet
+        status.progress = Progress("scan", 0, 0)
+        await pilot.pause()
+        assert str(percentage.render()) == ""
+        status.progress = Progress("parse", 400, 1_600)
+        await pilot.pause()
+        assert str(percentage.render()) == "25%"
+        status.progress = Progress("git", 0, 0)
+        await pilot.pause()
+        assert str(percentage.render()) == ""

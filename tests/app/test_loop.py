@@ -526,6 +526,97 @@ async def test_a_pin_and_a_level_pressed_before_the_first_rows_act_on_rank_1(
         assert screen.pinned == {top} and screen.overrides == {top: Level.OUTLINE}
 
 
+def pins_at_each_copy(app: CtxtuiApp, clipboard: FakeClipboard) -> list[frozenset[str]]:
+    """From now on, note the pins of the screen at every copy to the clipboard."""
+    pins: list[frozenset[str]] = []
+    copy = clipboard.copy
+
+    def noting_copy(text: str) -> str:
+        pins.append(frozenset(app.main_screen.pinned))
+        return copy(text)
+
+    clipboard.copy = noting_copy  # type: ignore[method-assign]
+    return pins
+
+
+async def test_tab_pin_and_copy_typed_before_the_first_frame_act_in_order(
+    small_repo: Path, app_factory: AppFactory, fake_clipboard: FakeClipboard
+) -> None:
+    # review, session 33: `session tab p ctrl+y` typed while the app started gave the question
+    # "psession" (the tab ran first, as a priority key, and focused the question), pinned
+    # nothing and said "Nothing to copy yet."
+    app = app_factory(small_repo)
+    pins = pins_at_each_copy(app, fake_clipboard)
+    typed: list[str] = []
+
+    def type_early(message: Any) -> None:
+        if isinstance(message, events.Mount) and message._sender is app and not typed:
+            assert app._driver is not None
+            for key in [*"session", "tab", "p", "ctrl+y"]:
+                typed.append(key)
+                app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+
+    async with app.run_test(size=(120, 36), message_hook=type_early) as pilot:
+        await wait_until(pilot, lambda: fake_clipboard.copies == 1)
+        await settle(pilot, "session")
+        screen = app.main_screen
+        file_list = screen.query_one(FileList)
+        assert len(typed) == 10
+        assert screen.query_one(QueryBar).value == "session" and file_list.has_focus
+        assert screen.pinned == {"auth/session.py"}  # rank 1, once the rows came
+        assert file_list.get_option_at_index(0).id == "auth/session.py"
+        assert pins == [{"auth/session.py"}]  # copied after the pin, with it
+        assert "> session\n" in fake_clipboard.text
+        assert any("copied once they are" in n for n in notices(app))
+        assert not any("Nothing to copy" in n for n in notices(app))
+
+
+async def test_a_copy_pressed_before_its_question_is_ranked_waits_for_its_list(
+    small_repo: Path, app_factory: AppFactory, fake_clipboard: FakeClipboard
+) -> None:
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)  # the first index: no ranked file yet
+        return Workspace.open(root, **options)
+
+    app = app_factory(small_repo, workspace_factory=slow_open)
+    pins = pins_at_each_copy(app, fake_clipboard)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await pilot.press(*"refresh", "tab", "p", "ctrl+y")
+        assert fake_clipboard.copies == 0 and app.workspace is None
+        assert any("copied once they are" in n for n in notices(app))
+        release.set()
+        await wait_until(pilot, lambda: fake_clipboard.copies == 1)
+        await settle(pilot, "refresh")
+        assert screen.pinned == {"auth/session.py"} and pins == [{"auth/session.py"}]
+        assert "> refresh\n" in fake_clipboard.text
+        # a copy right after a key: of that key's question, not of the list still on show
+        await pilot.press("tab")
+        burst(app, *" token", "ctrl+y")
+        await wait_until(pilot, lambda: fake_clipboard.copies == 2)
+        assert "> refresh token\n" in fake_clipboard.text
+
+
+async def test_pin_and_level_keys_that_find_no_ranked_file_say_so(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)
+        return Workspace.open(root, **options)
+
+    app = app_factory(small_repo, workspace_factory=slow_open)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await pilot.press(*"qwzx", "tab", "p", "o")  # a question no file matches
+        release.set()
+        await wait_until(pilot, lambda: any("Nothing to pin" in n for n in notices(app)))
+        assert screen.pinned == set() and screen.overrides == {}
+
+
 async def test_the_encoding_switches_at_once_and_no_press_is_lost(
     small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -638,9 +729,9 @@ async def test_the_preview_stays_where_it_was_when_its_file_is_saved_again(
         assert view == 2 * (preview.size.height // 2)
         with (small_repo / "billing" / "invoice.py").open("a", encoding="utf-8") as invoice:
             invoice.write(added)  # saved in the editor
-        title = str(preview.border_title)
+        details = str(preview.border_subtitle)  # the level and the tokens
         await pilot.press("r")
-        await wait_until(pilot, lambda: str(preview.border_title) != title)
+        await wait_until(pilot, lambda: str(preview.border_subtitle) != details)
         await settle(pilot)
         assert "invoice_total" in preview.shown_text
         assert preview.scroll_y == view
@@ -661,7 +752,8 @@ async def test_the_preview_highlights_the_lines_in_view_first_and_the_rest_when_
         preview = screen.query_one(Preview)
         await pilot.press("tab", "f")  # billing/invoice.py, whole: ten screens long
         await settle(pilot)
-        await wait_until(pilot, lambda: "invoice.py · full" in str(preview.border_title))
+        await wait_until(pilot, lambda: str(preview.border_title) == "billing/invoice.py")
+        assert str(preview.border_subtitle).startswith("full ·")
         assert screen.packed is not None and app.workspace is not None
         entry = next(e for e in screen.packed[1].entries if e.path == "billing/invoice.py")
         expected = app.workspace.render_file(entry).expandtabs(4).rstrip("\n")
