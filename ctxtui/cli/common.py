@@ -27,12 +27,29 @@ from engine import Progress
 from engine.model import SkipReason, printable
 from engine.scan import check_root
 
+MAX_QUESTION_CHARS = 8 * 1024 * 1024
+"""Characters a question may hold (8 MiB of text); reading stdin stops one past it. The largest
+budget (2,000,000 tokens) quotes a question of up to a quarter of itself, 500,000 tokens, about
+2 MiB of English, code or a log at ~4 characters a token, and no model takes a context much
+over 1M tokens: a real question, even a pasted log or bug report, stays well under 8 MiB. What
+reaches it is a mistake (`- < /dev/zero`, a pipe from `yes`, a disk image) that would otherwise
+be read into memory without end."""
+
 
 def read_question(question: str) -> str:
     """The question itself, or stdin's text for `-`, as valid Unicode: bytes of an argument
     that are not UTF-8 (kept by Python as surrogates) become U+FFFD, so the pack can be
-    written as UTF-8 whatever was typed."""
-    text = sys.stdin.read() if question == "-" else question
+    written as UTF-8 whatever was typed.
+
+    Raises:
+        UsageFailure: the question is empty, or stdin holds over MAX_QUESTION_CHARS (exit 2).
+    """
+    text = sys.stdin.read(MAX_QUESTION_CHARS + 1) if question == "-" else question
+    if len(text) > MAX_QUESTION_CHARS:
+        raise UsageFailure(
+            f"ctxtui: the question is over {MAX_QUESTION_CHARS:,} characters (8 MiB):"
+            " give the part that asks (a pasted log's cause and its ask are enough)"
+        )
     if not text.strip():
         raise UsageFailure("ctxtui: the question is empty")
     return printable(text)

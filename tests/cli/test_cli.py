@@ -418,6 +418,52 @@ def test_empty_question_on_stdin_is_exit_2(
     one_line(err)
 
 
+class EndlessStdin(io.TextIOBase):
+    """stdin that never ends (`- < /dev/zero`, `yes |`): reads of a size get NULs; a read to
+    the end fails at once, as the real one would run out of memory after a long while."""
+
+    def __init__(self) -> None:
+        self.given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:
+        if size is None or size < 0:
+            raise AssertionError("read to the end of a stream that has none")
+        self.given += size
+        return "\0" * size
+
+
+@pytest.mark.parametrize("command", ["rank", "pack"])
+def test_an_endless_question_on_stdin_is_one_line_and_exit_2(
+    run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    # session 33: `ctxtui rank - < /dev/zero` read stdin until memory ran out
+    from ctxtui.cli.common import MAX_QUESTION_CHARS
+
+    stdin = EndlessStdin()
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, err = run(command, "-", str(repo))
+    assert (code, out) == (2, "")
+    assert "over 8,388,608 characters" in one_line(err)
+    assert stdin.given == MAX_QUESTION_CHARS + 1
+
+
+def test_a_question_of_the_largest_size_is_read_whole(
+    run: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxtui.cli import common
+
+    monkeypatch.setattr(common, "MAX_QUESTION_CHARS", 64)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("get_user_session " * 3 + "x" * 13))
+    code, out, _ = run("rank", "-", str(repo), "--json")
+    assert code == 0
+    assert json.loads(out)[0]["path"] == "auth/session.py"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("get_user_session " * 3 + "x" * 14))
+    assert run("rank", "-", str(repo), "--json")[0] == 2
+
+
 def test_the_format_choices_are_the_engines_formats() -> None:
     assert tuple(f.value for f in Format) == FORMATS  # named apart: see ctxtui.cli.FORMATS
 
