@@ -4,7 +4,8 @@
 untracked files itself, so the diff shows "the code I am working on" whole: modified, added,
 deleted, renamed, untracked and binary files. Git runs with the repository's own hooks,
 helpers and filter drivers switched off (engine.gitcmd): a repository's configuration must not
-run programs when all we do is read it. Nothing here prints; outside git the answer is None.
+run programs when all we do is read it. Nothing here prints; outside git the answer is None,
+and a git that fails inside a work tree raises GitError (the changes are unknown, not none).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
-from engine.errors import UsageError
+from engine.errors import GitError, UsageError
 from engine.file_open import open_regular
-from engine.gitcmd import DIFF_SAFETY, filter_safety, git_output
+from engine.gitcmd import DIFF_SAFETY, filter_safety, git_output, run_git
 from engine.model import printable
 from engine.skip_rules import OWN_HEADER_WITHIN, is_own_pack, is_secret_name
 
@@ -105,8 +106,14 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
     feature branch shows its own work and not what the base branch gained meanwhile.
     Untracked files that git does not ignore count as added.
 
+    A git command that fails once the work tree is found (a damaged or truncated index, a
+    missing object, a folder git may not enter) raises GitError: its answer is unknown, and
+    an empty list would say "no changes". Callers say the error (the command line: one line
+    and exit 1; MCP: a tool error; the app: its worker's error notification).
+
     Raises:
         UsageError: `base` names no commit.
+        GitError: git failed to list the changes, the diff or the untracked files.
     """
     root = os.fspath(root)
     if _git(root, "rev-parse", "--is-inside-work-tree") is None:
@@ -117,11 +124,11 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
     diff_args = ("--submodule=short", "-M", "--relative", base_commit, "--", ".")
     # a diff reads work tree files through the repository's filter drivers: empty them all
     filters = filter_safety(root)
-    listed = _git(root, *filters, "diff", *DIFF_SAFETY, "--name-status", "-z", *diff_args)
-    patch = _git(root, *filters, "diff", *DIFF_SAFETY, "--no-color", "--unified=3", *diff_args)
-    untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
-    files = [_unless_own_pack(root, f) for f in _tracked_changes(listed or b"", patch or b"")]
-    files += [_untracked(root, os.fsdecode(raw)) for raw in (untracked or b"").split(b"\0") if raw]
+    listed = _read(root, *filters, "diff", *DIFF_SAFETY, "--name-status", "-z", *diff_args)
+    patch = _read(root, *filters, "diff", *DIFF_SAFETY, "--no-color", "--unified=3", *diff_args)
+    untracked = _read(root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+    files = [_unless_own_pack(root, f) for f in _tracked_changes(listed, patch)]
+    files += [_untracked(root, os.fsdecode(raw)) for raw in untracked.split(b"\0") if raw]
     return Changes(
         base=base or "HEAD", base_commit=base_commit, files=tuple(sorted(files, key=_by_path))
     )
@@ -159,6 +166,32 @@ def _by_path(changed: ChangedFile) -> str:
 def _git(root: str, *args: str) -> bytes | None:
     """Run git in root (engine.gitcmd's safety flags); its stdout, or None when it fails."""
     return git_output(root, *args)
+
+
+def _read(root: str, *args: str) -> bytes:
+    """Stdout of a git command the changes cannot do without.
+
+    Raises:
+        GitError: it failed, or git could not be started (the folder went), with git's reason.
+    """
+    done = run_git(root, *args)
+    if done is not None and done.returncode == 0:
+        return done.stdout
+    command = next((arg for arg in args if not arg.startswith("-") and "=" not in arg), "git")
+    reason = _reason(done.stderr) if done is not None else "git could not be started"
+    raise GitError(f"git {command} failed, so the changes are unknown: {reason}")
+
+
+def _reason(stderr: bytes) -> str:
+    """git's own words on one line: its first `fatal:` or `error:` line (else its first line),
+    without that prefix."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    lines = [line for line in lines if line]
+    for line in lines:
+        prefix, colon, rest = line.partition(":")
+        if colon and prefix in ("fatal", "error") and rest.strip():
+            return rest.strip()
+    return lines[0] if lines else "it gave no reason"
 
 
 def _base_commit(root: str, base: str | None) -> str:

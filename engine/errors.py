@@ -28,5 +28,10 @@ class TokenizerError(EngineError):
     """A tokenizer table is missing, damaged, or the encoding is unknown."""
 
 
+class GitError(EngineError):
+    """git failed on a repository it can read as a rule (a damaged index or object, a lock,
+    a folder it may not enter): what it would have said is unknown, which is not "nothing"."""
+
+
 class UsageError(EngineError):
     """A parameter is out of range (a negative budget, an unknown format)."""

@@ -86,8 +86,9 @@ def run_pack(args: argparse.Namespace) -> int:
 
 def changed_files(root: Path, changed: str | None) -> Changes | None:
     """The changes `--changed [BASE]` asks for; a one-line notice when there are none (or
-    no git to read them with); a BASE that cannot be diffed against fails the command
-    (README: exit 2 for bad usage, 1 for work that cannot be done)."""
+    no git to read them with); a BASE that cannot be diffed against fails the command, and so
+    does a git that fails to read them (README: exit 2 for bad usage, 1 for work that cannot
+    be done)."""
     if changed is None:
         return None
     try:
@@ -97,7 +98,7 @@ def changed_files(root: Path, changed: str | None) -> Changes | None:
         folder = os.path.isdir(changed or "")
         hint = f" (to pack the folder {changed}, write it before --changed)" if folder else ""
         raise UsageFailure(f"ctxtui: --changed: {error}{hint}") from None
-    except EngineError as error:  # git missing: the work cannot be done here, exit 1
+    except EngineError as error:  # git missing, or failing (GitError): the work failed, exit 1
         raise EngineError(f"--changed: {error}") from None
     if notice:
         print(f"ctxtui: {notice}", file=sys.stderr)

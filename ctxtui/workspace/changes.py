@@ -23,6 +23,8 @@ def working_changes(root: Path, base: str | None = None) -> tuple[Changes | None
     Raises:
         UsageError: `base` names no branch or commit, or `root` is not in a git work tree.
         EngineError: `base` is given and git is not installed.
+        GitError: git failed in the work tree (a damaged index...): the changes are unknown,
+            and a failure is not "no changes" (engine.changes.read_changes).
     """
     changes = read_changes(root, base)
     if changes is None:

@@ -104,6 +104,11 @@ def fresh_pack(
 
     The app renders a pack when the typing pauses; a file edited after that (in an editor
     beside it) must not reach the clipboard in its old form, nor its diff.
+
+    Raises:
+        GitError: the changes are packed and git failed to read them again (a damaged
+            index): the copy fails with git's reason rather than copy a diff that may be
+            stale, or none (the app's copy worker shows it in its error notification).
     """
     changes = choices.changes
     if changes is not None:

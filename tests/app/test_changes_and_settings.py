@@ -151,3 +151,28 @@ async def test_a_broken_settings_file_is_a_notification_not_a_crash(
         await pilot.press(*"session")
         await settle(pilot)
         assert app.main_screen.budget == 8000
+
+
+async def test_a_git_that_fails_to_read_the_changes_is_said_in_a_notification(
+    tmp_path: Path,
+    app_factory: Callable[..., CtxtuiApp],
+    fake_clipboard: FakeClipboard,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Session 33: with a damaged git index `d` packed no diff and said nothing was changed,
+    and a copy dropped the diff on show. git's reason is now said, once, in a notification:
+    for `d`, and for a copy while the changes are packed (nothing reaches the clipboard)."""
+    monkeypatch.setattr("ctxtui.screens.host.REFRESH_IDLE", 3600.0)
+    root = shop_with_an_order(tmp_path)
+    app = app_factory(root)
+    reason = "git diff failed, so the changes are unknown: .git/index: index file smaller"
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await packing_the_changes(pilot, app, "refund order")
+        (root / ".git" / "index").write_bytes(b"garbage")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: any(reason in n for n in notices(app)))
+        assert fake_clipboard.copies == 0
+        await pilot.press("d", "d")  # off, and on again: git is asked again
+        await wait_until(pilot, lambda: sum(reason in n for n in notices(app)) == 2)
+        assert not any("no changes against" in n for n in notices(app))
+        assert screen.is_attached

@@ -371,6 +371,43 @@ def test_pack_changed_says_so_when_there_is_nothing_to_add(
     assert "is not in a git work tree: packing without changes" in capsys.readouterr().err
 
 
+def test_pack_changed_with_a_damaged_git_index_fails_and_says_why(
+    shop: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Session 33: a damaged index made `git diff` fail and `pack --changed` say "no changes
+    against HEAD", exit 0, the edits left out. The work failed: one line and exit 1."""
+    (shop / "shop" / "cart.py").write_text("def add_to_cart(cart, item):\n    return [item]\n")
+    (shop / ".git" / "index").write_bytes(b"DIRC\0\0\0\2")
+    assert main(["pack", "cart", str(shop), "--changed"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "ctxtui: --changed: git diff failed, so the changes are unknown:"
+        " .git/index: index file smaller than expected\n"
+    )
+    assert captured.out == ""
+
+
+def test_the_apps_copy_fails_with_gits_reason_when_the_changes_cannot_be_read_again(
+    shop: Path,
+) -> None:
+    """The copy reads the packed changes again (workspace.jobs.fresh_pack): a git that now
+    fails raises GitError, which the app's copy worker shows as its error notification,
+    rather than copying a pack without the diff as if nothing had changed."""
+    from ctxtui.workspace import Choices, ReadWriteGate, Workspace, fresh_pack, working_changes
+    from engine.errors import GitError
+    from engine.model import Format
+
+    (shop / "shop" / "cart.py").write_text("def add_to_cart(cart, item):\n    return [item]\n")
+    workspace = Workspace.open(shop, use_cache=False)
+    changes, _notice = working_changes(workspace.root)
+    choices = Choices(frozenset(), {}, 8000, Format.MARKDOWN, changes=changes)
+    rendered, _moved = fresh_pack(workspace, ReadWriteGate(), "cart", choices, None)
+    assert "return [item]" in rendered.text
+    (shop / ".git" / "index").write_bytes(b"garbage")
+    with pytest.raises(GitError, match="index file smaller than expected"):
+        fresh_pack(workspace, ReadWriteGate(), "cart", choices, None)
+
+
 def test_pack_changed_without_git_on_the_path_says_so(
     shop: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,6 +11,7 @@ from conftest import make_repo
 from engine import UsageError
 from engine.changes import ChangeStatus, read_changes
 from engine.diff_section import fit_changes
+from engine.errors import GitError
 
 
 class CharCounter:
@@ -114,6 +115,16 @@ def test_an_unknown_base_is_a_usage_error(tmp_path: Path) -> None:
         read_changes(root, "no-such-branch")
     with pytest.raises(UsageError, match="unknown base"):
         read_changes(root, "--output=/tmp/x")
+
+
+def test_a_git_that_fails_in_the_work_tree_is_an_error_not_no_changes(worked_on: Path) -> None:
+    # session 33: a damaged index made `git diff` fail and read_changes answer "no changes"
+    (worked_on / ".git" / "index").write_bytes(b"garbage")
+    with pytest.raises(GitError) as raised:
+        read_changes(worked_on)
+    assert str(raised.value) == (
+        "git diff failed, so the changes are unknown: .git/index: index file smaller than expected"
+    )
 
 
 def test_a_subfolder_root_sees_only_its_own_changes_with_relative_paths(

@@ -459,6 +459,29 @@ def cafe(repo: Path) -> Iterator[Path]:
     added.unlink()
 
 
+@pytest.fixture
+def damaged_index(repo: Path) -> Iterator[None]:
+    """The repository's git index cut short, put back afterwards."""
+    index = repo / ".git" / "index"
+    kept = index.read_bytes()
+    index.write_bytes(b"garbage")
+    yield
+    index.write_bytes(kept)
+
+
+@pytest.mark.usefixtures("damaged_index")
+def test_build_pack_changed_with_a_failing_git_is_an_error_not_no_changes(
+    server: McpSession,
+) -> None:
+    # session 33: a damaged index made build_pack(changed=true) say "no changes against HEAD"
+    result = server.call("build_pack", {"question": "login", "changed": True})
+    assert result.is_error
+    assert text_of(result) == (
+        "Error executing tool build_pack: git diff failed, so the changes are unknown:"
+        " .git/index: index file smaller than expected"
+    )
+
+
 def test_a_changed_file_whose_name_is_not_utf8_is_packed_and_the_server_lives(
     server: McpSession, cafe: Path
 ) -> None:
