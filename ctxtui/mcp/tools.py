@@ -28,7 +28,7 @@ from ctxtui.workspace.answers import (
     ranked_files,
     under_root,
 )
-from ctxtui.workspace.notices import counted, gone_choices_notice, secret_notices
+from ctxtui.workspace.notices import counted, dropped_choices_notice, secret_notices
 from engine import EngineError, Format, Level, Session, UsageError
 from engine.changes import Changes
 from engine.ignore import BadPattern, compile_rule
@@ -118,9 +118,16 @@ class Tools:
         settings = self.repository.settings()
         workspace, gate = self.repository.workspace(settings, encoding=state.encoding)
         changes, notice = self._changes(workspace, state.changed, None)
+        # pins and levels of files gone since the app saved them (deleted, renamed, now
+        # skipped) are dropped, as the app drops them when it next opens (its state file is
+        # the app's to change: a read-only tool leaves it be), and said in a note
+        gone_pins = gone_paths(workspace.index, state.pinned)
+        gone_levels = gone_paths(workspace.index, state.overrides)
+        pinned = state.pinned - set(gone_pins)
+        overrides = {p: v for p, v in state.overrides.items() if p not in gone_levels}
         choices = Choices(
-            pinned=state.pinned,
-            overrides=dict(state.overrides),
+            pinned=pinned,
+            overrides=overrides,
             budget=state.budget,
             fmt=state.fmt,
             changes=changes,
@@ -132,13 +139,10 @@ class Tools:
         )
         summary["question"] = state.query
         shown = partial(shown_path, redact=settings.redact)
-        gone = gone_paths(workspace.index, (*state.pinned, *state.overrides))
-        if gone:  # deleted or renamed since the app saved them: the pack cannot hold them
-            summary["notes"].append(gone_choices_notice(gone))
-        summary["pinned"] = sorted(shown(path) for path in state.pinned)
-        summary["levels"] = {
-            shown(path): level.value for path, level in sorted(state.overrides.items())
-        }
+        if gone_pins or gone_levels:
+            summary["notes"].append(dropped_choices_notice(gone_pins, gone_levels))
+        summary["pinned"] = sorted(shown(path) for path in pinned)
+        summary["levels"] = {shown(path): level.value for path, level in sorted(overrides.items())}
         return text, summary
 
     # ------------------------------------------------------------------ helpers

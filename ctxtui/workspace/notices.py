@@ -92,19 +92,11 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
-def gone_choices_notice(paths: Sequence[str]) -> str:
-    """The saved pins and levels of files the index no longer holds (deleted or renamed
-    since they were chosen), which a pack of that selection leaves out."""
-    verb = "is" if len(paths) == 1 else "are"
-    return (
-        f"{counted(len(paths), 'file')} pinned or given a level {verb} no longer in the "
-        f"repository's index, so not in the pack: {_names(paths)}"
-    )
-
-
 def dropped_choices_notice(pins: Sequence[str], levels: Sequence[str]) -> str:
     """The pins and levels dropped from files the index no longer holds (deleted, renamed
-    or now skipped): "unpinned 1 file no longer in the repository's index …: gone.py"."""
+    or now skipped): "unpinned 1 file no longer in the repository's index …: gone.py". The
+    app says it when it drops them from its state; MCP's current_selection, which drops
+    them from the selection it returns (the app's saved state is the app's to change)."""
     done = [
         f"{verb} {counted(len(paths), 'file')}"
         for verb, paths in (("unpinned", pins), ("dropped the level of", levels))

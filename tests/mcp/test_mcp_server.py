@@ -320,21 +320,33 @@ def test_current_selection_names_the_chosen_files_that_are_gone(
     server: McpSession, repo: Path, home: Path
 ) -> None:
     # review: pins and levels of files deleted or renamed since the app saved them were left
-    # out of the pack without a word, while the summary still listed them as pinned
+    # out of the pack without a word, while the summary still listed them as pinned.
+    # Session 33: the app drops them when it opens (screens/host.py drop_gone_choices); the
+    # note said they were still "pinned or given a level" and the summary still listed them:
+    # they are dropped from the selection returned, in the app's words, the state left be
     state = RepoState(
         pinned=frozenset({"app/models.py", "app/billing_old.py"}),
-        overrides={"app/legacy.py": Level.OUTLINE},
+        overrides={"app/legacy.py": Level.OUTLINE, "app/views.py": Level.OUTLINE},
         query="login password",
     )
-    result = selection_of(server, StateStore(repo, home / "xdg_state_home" / "ctxtui"), state)
+    store = StateStore(repo, home / "xdg_state_home" / "ctxtui")
+    store.save(state)
+    saved = store.path.read_bytes()
+    try:
+        result = server.call("current_selection")
+        assert store.path.read_bytes() == saved  # the app's to change, at its next open
+    finally:
+        store.path.unlink()
     assert not result.is_error
     assert "## app/models.py" in text_of(result) and "billing_old" not in text_of(result)
     summary = result.structured_content
     assert summary is not None
     assert summary["notes"] == [
-        "2 files pinned or given a level are no longer in the repository's index, so not in"
-        " the pack: app/billing_old.py, app/legacy.py"
+        "unpinned 1 file and dropped the level of 1 file no longer in the repository's index"
+        " (deleted, renamed or skipped): app/billing_old.py, app/legacy.py"
     ]
+    assert summary["pinned"] == ["app/models.py"]
+    assert summary["levels"] == {"app/views.py": "outline"}
 
 
 def test_current_selection_without_a_saved_selection_says_how_to_make_one(
