@@ -13,11 +13,13 @@ from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from ctxtui.mcp.tools import MAX_LIMIT, Tools
 from ctxtui.mcp.warm import WarmRepository
+from ctxtui.mcp.wire import SurrogatesReplaced
 from engine import EngineError
 
 INSTRUCTIONS = """\
@@ -102,7 +104,18 @@ Path_ = Annotated[
 
 
 class _Server(MCPServer):
-    """The SDK's server, with arguments that do not fit a tool's schema told in one line."""
+    """The SDK's server, with arguments that do not fit a tool's schema told in one line,
+    and a request that escapes a lone surrogate answered (ctxtui.mcp.wire)."""
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's own, with the transport's read stream in `SurrogatesReplaced` (the SDK
+        has no hook for the lines its reader could not read: it drops them)."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                SurrogatesReplaced(read_stream),
+                write_stream,
+                self._lowlevel_server.create_initialization_options(),
+            )
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:

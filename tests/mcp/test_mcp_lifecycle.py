@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +167,29 @@ def test_hanging_up_stops_the_background_embedding_and_keeps_its_vectors(
     assert code == 0, err
     assert "terminate called" not in err
     assert before < _files_with_vectors(capsys, repo)
+
+
+@pytest.mark.parametrize("escaped", ["\udcff", "\ud800", "caf\udce9 login"])
+def test_a_call_whose_json_escapes_a_lone_surrogate_is_answered(
+    tmp_path: Path, escaped: str
+) -> None:
+    # session 33: `"\udcff"` (half a surrogate pair, as json.dumps or JSON.stringify escapes
+    # a file name's odd byte) made the SDK's reader drop the line: no answer, ever, and the
+    # client waited. It is now read with U+FFFD in its place, as an odd byte on the wire is
+    repo = make_repo(tmp_path / "demo", FILES, git=True)
+    server = RawServer(repo, {**os.environ, "CTXTUI_SEMANTIC": "off"})
+    watchdog = threading.Timer(120, server.process.kill)  # no answer: fail, do not hang
+    watchdog.start()
+    try:
+        asked = server.call("rank_files", {"question": f"{escaped} login"})
+        assert "\\ud" in json.dumps(escaped)  # sent as the escape, not as UTF-8 bytes
+        answer = server.answers([asked])[asked]["result"]
+        assert not answer["isError"]
+        question = answer["structuredContent"]["question"]
+        assert question == re.sub("[\ud800-\udfff]", "\ufffd", f"{escaped} login")
+        assert "app/auth.py" in [f["path"] for f in answer["structuredContent"]["files"]]
+        assert not server.answers([server.request("ping", {})])[server.sent].get("error")
+    finally:
+        watchdog.cancel()
+        server.process.kill()
+        server.hang_up()
