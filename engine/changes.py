@@ -195,8 +195,21 @@ def _reason(stderr: bytes) -> str:
 
 
 def _base_commit(root: str, base: str | None) -> str:
-    """The commit to diff against: HEAD, the merge base of `base` and HEAD, or the empty tree."""
+    """The commit to diff against: HEAD, the merge base of `base` and HEAD, or the empty tree.
+
+    Raises:
+        UsageError: `base` names no commit.
+        GitError: HEAD names a commit git cannot read (missing or damaged): taking it for a
+            repository with no commit yet would show every file as added.
+    """
     head = _git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    if head is None:
+        named = _git(root, "rev-parse", "--verify", "-q", "HEAD")  # none on an unborn branch
+        if named is not None:
+            raise GitError(
+                f"git cannot read HEAD's commit {named.decode().strip()[:12]} (missing or"
+                " damaged), so the changes are unknown"
+            )
     if base is None:
         if head is None:  # no commit yet: everything is new
             empty = _git(root, "hash-object", "-t", "tree", "/dev/null")

@@ -127,6 +127,28 @@ def test_a_git_that_fails_in_the_work_tree_is_an_error_not_no_changes(worked_on:
     )
 
 
+def test_a_head_whose_commit_is_missing_is_an_error_not_every_file_added(tmp_path: Path) -> None:
+    # session 33: HEAD naming a commit git cannot read was taken for "no commit yet": the
+    # diff against the empty tree listed every file as added
+    root = make_repo(tmp_path / "r", {"a.py": "x = 1\n", "b.py": "y = 1\n"}, git=True)
+    branch = subprocess.run(
+        ["git", "symbolic-ref", "--short", "HEAD"], cwd=root, capture_output=True, text=True
+    ).stdout.strip()
+    (root / ".git" / "refs" / "heads" / branch).write_text("0123456789" * 4 + "\n")
+    with pytest.raises(GitError) as raised:
+        read_changes(root)
+    assert str(raised.value) == (
+        "git cannot read HEAD's commit 012345678901 (missing or damaged), so the changes are"
+        " unknown"
+    )
+    unborn = tmp_path / "unborn"
+    unborn.mkdir()
+    git(unborn, "init", "-q")
+    (unborn / "a.py").write_text("x = 1\n")
+    changes = read_changes(unborn)  # no commit yet: every file is new, rightly
+    assert changes is not None and [f.path for f in changes.files] == ["a.py"]
+
+
 def test_a_subfolder_root_sees_only_its_own_changes_with_relative_paths(
     worked_on: Path,
 ) -> None:
