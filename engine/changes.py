@@ -116,7 +116,7 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
         GitError: git failed to list the changes, the diff or the untracked files.
     """
     root = os.fspath(root)
-    if _git(root, "rev-parse", "--is-inside-work-tree") is None:
+    if not _in_work_tree(root):
         return None
     base_commit = _base_commit(root, base)
     # --submodule=short: one "Subproject commit" block per submodule, whatever the user's
@@ -166,6 +166,21 @@ def _by_path(changed: ChangedFile) -> str:
 def _git(root: str, *args: str) -> bytes | None:
     """Run git in root (engine.gitcmd's safety flags); its stdout, or None when it fails."""
     return git_output(root, *args)
+
+
+def _in_work_tree(root: str) -> bool:
+    """Whether root is in a git work tree (False too when git is not installed).
+
+    Raises:
+        GitError: git refuses the repository it found (one owned by another user, "dubious
+            ownership"; a damaged .git): saying "not in a git work tree" would hide why.
+    """
+    done = run_git(root, "rev-parse", "--is-inside-work-tree")
+    if done is None:
+        return False
+    if done.returncode != 0 and b"not a git repository" not in done.stderr:
+        raise GitError(f"git rev-parse failed, so the changes are unknown: {_reason(done.stderr)}")
+    return done.returncode == 0 and done.stdout.strip() == b"true"
 
 
 def _read(root: str, *args: str) -> bytes:

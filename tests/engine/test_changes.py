@@ -149,6 +149,21 @@ def test_a_head_whose_commit_is_missing_is_an_error_not_every_file_added(tmp_pat
     assert changes is not None and [f.path for f in changes.files] == ["a.py"]
 
 
+def test_a_repository_git_refuses_is_an_error_not_outside_git(tmp_path: Path) -> None:
+    # session 33: a repository git refuses to read (a broken .git/config here; one owned by
+    # another user, "dubious ownership", alike) was said to be "not in a git work tree"
+    root = make_repo(tmp_path / "r", {"a.py": "x = 1\n"}, git=True)
+    (root / ".git" / "config").write_text("[core\nbroken")
+    with pytest.raises(GitError) as raised:
+        read_changes(root)
+    assert str(raised.value) == (
+        "git rev-parse failed, so the changes are unknown: bad config line 1 in file .git/config"
+    )
+    assert read_changes(make_repo(tmp_path / "plain", {"a.py": "x = 1\n"})) is None
+    sound = make_repo(tmp_path / "sound", {"a.py": "x = 1\n"}, git=True)
+    assert read_changes(sound / ".git") is None  # inside .git: no work tree
+
+
 def test_a_subfolder_root_sees_only_its_own_changes_with_relative_paths(
     worked_on: Path,
 ) -> None:
