@@ -65,8 +65,9 @@ lines) and the hint took every line and no match was shown (review, session 33).
 lines the usual dialog keeps two rows (the main screen's tiny layout starts there too)."""
 NARROW_WIDTH = 60
 """Below this many columns the dialog takes the whole width, and the hint and each match keep
-to one line, cut at the end: at 20 columns the hint wrapped onto four lines and took the
-rows of the matches, and a long name wrapped its rank onto a line of its own."""
+to one line (a match's path cut from its start to fit, the hint cut at its end): at 20
+columns the hint wrapped onto four lines and took the rows of the matches, and a long name
+wrapped its rank onto a line of its own."""
 
 
 class FinderScreen(ModalScreen[None]):
@@ -146,7 +147,8 @@ class FinderScreen(ModalScreen[None]):
         matches = self._matches
         finder_list = self.query_one(FinderList)
         place = finder_list.highlighted if keep_place else 0
-        finder_list.set_options(Option(self._row(m), id=m.path) for m in matches)
+        room = finder_list.row_room(len(matches))
+        finder_list.set_options(Option(self._row(m, room), id=m.path) for m in matches)
         if matches:
             finder_list.highlighted = min(place or 0, len(matches) - 1)
         glob = is_glob(self._query)
@@ -160,7 +162,9 @@ class FinderScreen(ModalScreen[None]):
             hint = "enter pins · tab to the list, then f s o x a p · escape closes"
         self.query_one("#finder-hint", Label).update(hint)
 
-    def _row(self, match: PathMatch) -> Content:
+    def _row(self, match: PathMatch, room: int) -> Content:
+        """A match's row in `room` cells: marks, the path (its folder, then its name, cut
+        from the start when narrow) and its rank."""
         pinned, level = self.host.state_of(match.path)
         rank = self.host.ranked.get(match.path)
         marks = ("◆ " if pinned else "  ") + (f"{level.value:<8}" if level else " " * 8)
@@ -170,10 +174,10 @@ class FinderScreen(ModalScreen[None]):
         if path != one_line(match.path):  # the marks are offsets in the name as written
             start = end = 0
         finder_list = self.query_one(FinderList)
-        room = finder_list.scrollable_content_region.width
         if room and cell_len(marks) + cell_len(path) + len(ranked) > room:
             # narrow (a 40-column terminal): a row a line, as the main list's narrow rows are:
-            # the level's key letter, the name whole and its folder cut from the start
+            # the level's key letter, and the path cut from its start (the folder, then the
+            # name: fit_path) so that the name's end and the rank stay
             marks = ("◆" if pinned else " ") + (LEVEL_LETTERS[level] if level else " ") + " "
             ranked = f" #{rank + 1}" if rank is not None else ""
             folder, name = fit_path(path, room - len(marks) - len(ranked))
@@ -255,6 +259,19 @@ class FinderList(OptionList):
     def part_style(self, name: str) -> Style:
         """The component style of a part of a row."""
         return self.get_visual_style(f"finder-list--{name}", partial=True)
+
+    def row_room(self, rows: int) -> int:
+        """Cells the text of a row may use: the list's width less an option's padding and
+        the scrollbar that `rows` one-line rows will show (it appears only once they are set,
+        too late to fit them). Counted without the scrollbar, the first rows of a long list of
+        matches came 2 cells too long and lost their end to the row's "…": the rank, and
+        with the name cut at its end its extension, "test_blueprint…" at 24 columns in flask
+        (review, session 33)."""
+        region = self.content_region
+        padding = self.get_component_styles("option-list--option").padding.width
+        shown = self.styles.overflow_y == "scroll" or rows > region.height
+        scrollbar = self.styles.scrollbar_size_vertical if shown else 0
+        return max(0, region.width - padding - scrollbar)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         level_key("f", "full", "Full", "Pack the whole file"),

@@ -8,6 +8,7 @@ finds any indexed file, ctrl+d / ctrl+u scroll the preview, and copy and save re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -123,8 +124,9 @@ class MainScreen(ChoicesScreen):
 
     def __init__(self, services: Services) -> None:
         super().__init__(services)
-        self._copy_waiting = False
-        """ctrl+y came before the question's ranked list: the pack is copied once it is shown."""
+        self._output_waiting: list[Callable[[], None]] = []
+        """Copy and save (ctrl+y, ctrl+s) pressed before the question's ranked list, in the
+        order pressed: each runs once the list is shown (`answer_shown`)."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """tab says where it goes; the letter keys hide while the question has focus. With
@@ -256,33 +258,46 @@ class MainScreen(ChoicesScreen):
         self.file_list().after_requests(self._copy_pack)
 
     def _copy_pack(self) -> None:
-        if self.workspace is None and self.open_error:
-            self.notify(f"Nothing to copy. {self.open_error}", severity="warning")
+        if not self._ranked_for(self._copy_pack, "copy", "copied once they are"):
             return
-        answer = self.answer
-        if self.workspace is None or answer is None or answer.query != self.query_text:
-            # the question on show is not ranked yet (the first index, a key just typed): the
-            # pack of the list on screen, perhaps the empty question's, is not the one asked for
-            if not self._copy_waiting and answer is None:  # a key's ranking: a blink, unsaid
-                self.notify("The files are still being ranked: copied once they are.", timeout=4)
-            self._copy_waiting = True
-            return
-        self._copy_waiting = False
+        assert self.workspace is not None and self.answer is not None
         self.remember_question()
         current = self._current_pack()
         self.run_copy(self.workspace, self.answer, self._choices(), current, self._terminal_copy)
 
-    def answer_shown(self) -> None:
-        """The question's ranked list is on its way: copy now if ctrl+y was waiting for it, after
-        the list has built its rows and sent the requests of the keys that waited for them
-        (`tab p ctrl+y` pins rank 1, then copies)."""
-        if self._copy_waiting:
-            file_list = self.file_list()
-            file_list.call_later(file_list.after_requests, self._copy_if_waiting)
+    def _ranked_for(self, output: Callable[[], None], verb: str, then: str) -> bool:
+        """Whether the question on show is ranked, for `output` (copy or save) to run now.
+        If not (the first index, a key just typed), `output` waits for its list, saying so
+        once, "The files are still being ranked: `then`."; the pack of the list on screen,
+        perhaps the empty question's, is not the one asked for. ctrl+s said "Nothing to save
+        yet." and dropped the save where ctrl+y waited (review, session 33)."""
+        if self.workspace is None and self.open_error:
+            self.notify(f"Nothing to {verb}. {self.open_error}", severity="warning")
+            return False
+        answer = self.answer
+        if self.workspace is None or answer is None or answer.query != self.query_text:
+            if output not in self._output_waiting:
+                if answer is None:  # a key's ranking is a blink: unsaid
+                    self.notify(f"The files are still being ranked: {then}.", timeout=4)
+                self._output_waiting.append(output)
+            return False
+        if output in self._output_waiting:  # pressed again once ranked: done now, not twice
+            self._output_waiting.remove(output)
+        return True
 
-    def _copy_if_waiting(self) -> None:
-        if self._copy_waiting:  # once, however many lists came meanwhile
-            self._copy_pack()
+    def answer_shown(self) -> None:
+        """The question's ranked list is on its way: run the copy and save that waited for it,
+        after the list has built its rows and sent the requests of the keys that waited for
+        them (`tab p ctrl+y` pins rank 1, then copies)."""
+        if self._output_waiting:
+            file_list = self.file_list()
+            file_list.call_later(file_list.after_requests, self._run_waiting_output)
+
+    def _run_waiting_output(self) -> None:
+        """Once, however many lists came meanwhile; one still not ranked waits again."""
+        waiting, self._output_waiting = self._output_waiting, []
+        for output in waiting:
+            output()
 
     def _terminal_copy(self, text: str) -> None:
         self.app.call_from_thread(self.app.copy_to_clipboard, text)
@@ -330,9 +345,10 @@ class MainScreen(ChoicesScreen):
         self.file_list().after_requests(self._save_pack)
 
     def _save_pack(self) -> None:
-        if self.workspace is None or self.answer is None:
-            self.notify("Nothing to save yet.", severity="warning")
+        then = "the save asks for a file name once they are"
+        if not self._ranked_for(self._save_pack, "save", then):
             return
+        assert self.workspace is not None and self.answer is not None
         self.remember_question()
         workspace, answer, choices = self.workspace, self.answer, self._choices()
         current = self._current_pack()

@@ -7,8 +7,8 @@ while the list has focus, rows keep their places (a pin or a level moves nothing
 cursor) until the question changes, and so does the view; a file that leaves the list (gone
 from disk) leaves the cursor on its row; the file highlighted when the app last closed stands
 where rank 1 would while its question is on show (`restore_cursor`). A plan alone redraws the
-changed rows in place. A level or pin key pressed in the list before its first rows arrive (tab
-and a key typed in one breath after the question) waits for them and acts on rank 1.
+changed rows in place. What its level and pin keys ask for, and when (a key pressed
+before the first rows waits for them and acts on rank 1), is `RequestingList`'s.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from ctxtui.widgets.ranked_row import (
     keep_places,
     looks_alike,
 )
-from ctxtui.widgets.row_list import RowList, RowOption
+from ctxtui.widgets.requesting_list import RequestingList
+from ctxtui.widgets.row_list import RowOption
 from engine.model import Level, Plan, PlanEntry, RankedFile, Ranking
 
 LISTED_FILES = 200
@@ -71,7 +72,7 @@ def wrap_cells(text: str, width: int, max_lines: int) -> list[str]:
     return [*lines[: max_lines - 1], f"{last.rstrip()} …"]
 
 
-class FileList(RowList):
+class FileList(RequestingList):
     """The ranked files of the current question, with their levels and reasons."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -136,47 +137,12 @@ class FileList(RowList):
             self.path = path
             """The highlighted path; None when the list is empty."""
 
-    class LevelRequested(Message):
-        """The user asked for a level for a file; None means back to automatic."""
-
-        def __init__(self, path: str, level: Level | None) -> None:
-            super().__init__()
-            self.path = path
-            """The file."""
-            self.level = level
-            """The level asked for; None for automatic."""
-
-    class PinRequested(Message):
-        """The user asked to pin or unpin a file."""
-
-        def __init__(self, path: str) -> None:
-            super().__init__()
-            self.path = path
-            """The file."""
-
-    class NothingToActOn(Message):
-        """Level or pin keys pressed before the first rows came found none: the answer has
-        no file (they were dropped without a word before session 33)."""
-
-    class RequestsSent(Message):
-        """Sent through the list by `after_requests`: reaches the screen after the level and
-        pin requests sent before it."""
-
-        def __init__(self, then: Callable[[], None]) -> None:
-            super().__init__()
-            self.then = then
-            """What to run once the requests before it are handled."""
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._rebuild_pending = False
         self._paths: list[str] = []
         self._rows: list[RowKey] = []
         self._all_rows = False
-        self._waiting: list[Callable[[str], Message]] = []
-        """Requests of keys pressed while the list had no rows, for its first row once the
-        rows come (review, session 29: they were dropped, so `tab p` typed right after the
-        question pinned nothing)."""
         self.shown_ranking: Ranking | None = None
         """The ranking the rows were last built from (what is on screen once painted)."""
         self._restore: tuple[str, str] | None = None
@@ -184,12 +150,6 @@ class FileList(RowList):
         restore_cursor)."""
         self._restored = False
         """The cursor has been put on the restored file once."""
-
-    @property
-    def highlighted_path(self) -> str | None:
-        """The path under the cursor, or None."""
-        option = self.highlighted_option
-        return option.id if option is not None else None
 
     def restore_cursor(self, path: str, query: str) -> None:
         """Highlight `path` where rank 1 would be, once the rows of `query` hold it (the file
@@ -231,9 +191,6 @@ class FileList(RowList):
 
     def on_focus(self) -> None:
         self.list_all()
-
-    def on_blur(self) -> None:
-        self._waiting.clear()  # back to the question: a key left waiting is not for its rows
 
     def list_all(self) -> None:
         """Build the rows past the first screens too (the typing has paused, or the list
@@ -306,9 +263,8 @@ class FileList(RowList):
             empty = Content.styled(self._wrapped_empty_text(), self._style("empty"))
             self.set_options([Option(empty, disabled=True)])
             self.post_message(self.Highlighted(None))
-            if ranking is not None and self._waiting:
-                self._waiting.clear()  # an answer with no file: nothing for the keys to act on
-                self.post_message(self.NothingToActOn())
+            if ranking is not None:
+                self.drop_waiting()  # an answer with no file: nothing for the keys to act on
             return
         self.set_options(
             RowOption(row, ranked.path, style) for row, ranked in zip(rows, files, strict=True)
@@ -326,18 +282,7 @@ class FileList(RowList):
             self._return_to(min(place, len(paths) - 1), view)
         else:
             self._show_top()
-        self._act_on_waiting()
-
-    def _act_on_waiting(self) -> None:
-        """Send the requests of keys pressed before the rows came, for the row under the
-        cursor (rank 1), in the order pressed."""
-        if not self._waiting:
-            return
-        waiting, self._waiting = self._waiting, []
-        path = self.highlighted_path
-        if path is not None and self.has_focus:
-            for request in waiting:
-                self.post_message(request(path))
+        self.act_on_waiting()
 
     def _return_to(self, index: int, scroll_y: float) -> None:
         """Highlight a row with the view where it was (`set_options` scrolled it home), moved
@@ -401,27 +346,3 @@ class FileList(RowList):
     @on(OptionList.OptionSelected)
     def ignore_selection(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-
-    def action_request_level(self, level: str) -> None:
-        """Ask for a level for the highlighted file ('auto' for automatic)."""
-        chosen = None if level == "auto" else Level(level)
-        self._request(lambda path: self.LevelRequested(path, chosen))
-
-    def action_request_pin(self) -> None:
-        """Ask to pin or unpin the highlighted file."""
-        self._request(self.PinRequested)
-
-    def after_requests(self, then: Callable[[], None]) -> None:
-        """Run `then` (by the screen) once the level and pin requests sent so far are handled.
-        A key's action runs as soon as the key reaches the app, but a request travels up from
-        the list as a message: in a burst of keys (typed ahead while the app was busy), `x u`
-        ran the undo before the x's request arrived ("Nothing to undo.", then the file left
-        out), and `p ctrl+y` copied the pack without the pin."""
-        self.post_message(self.RequestsSent(then))
-
-    def _request(self, request: Callable[[str], Message]) -> None:
-        """Send a request for the highlighted file; with no rows yet, once they come."""
-        if (path := self.highlighted_path) is not None:
-            self.post_message(request(path))
-        else:
-            self._waiting.append(request)

@@ -109,12 +109,17 @@ def format_tokens(tokens: int | None, packed: bool) -> str:
 
 
 def fit_path(path: str, room: int, *, middle: bool = False) -> tuple[str, str]:
-    """Split a path into (folder part, file name) that fit in room cells, keeping the name.
+    """Split a path into (folder part, file name) that fit in room cells, keeping the name's
+    end, with "…" wherever the path was cut.
 
     The folder loses its start first: "ctxtui/widgets/file_list.py" in 20 cells becomes
-    ("…idgets/", "file_list.py"), or with `middle` its middle ("ctxtu…gets/"); the name is
-    never cut here (the row's ellipsis does that). Widths are terminal cells: a CJK character
-    takes two (counted as one, a wide folder pushed the file's name past the row's end).
+    ("…idgets/", "file_list.py"), or with `middle` its middle ("ctxtu…gets/"); a folder
+    with no room left is "…", and a name with no room left loses its start ("…", "e_list.py"
+    in 10 cells), so a shortened path always says so and keeps its extension (review, session
+    33: a folder that just did not fit went without a mark, "test_blueprints.py" beside
+    "…ask/blueprints.py", and a name cut at its end lost its extension). Widths are terminal
+    cells: a CJK character takes two (counted as one, a wide folder pushed the file's name
+    past the row's end).
     """
     folder, _, name = path.rpartition("/")
     prefix = f"{folder}/" if folder else ""
@@ -123,7 +128,7 @@ def fit_path(path: str, room: int, *, middle: bool = False) -> tuple[str, str]:
         return prefix, name
     keep = room - width(name) - 1
     if keep <= 0:
-        return "", name
+        return "…", name if keep == 0 else _cells_from_end(name, room - 1)
     if middle:
         head = keep // 2
         return _cells_from_start(prefix, head) + "…" + _cells_from_end(prefix, keep - head), name

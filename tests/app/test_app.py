@@ -16,7 +16,7 @@ from rich.cells import cell_len
 from textual import events
 from textual.pilot import Pilot
 
-from app.support import notices, settle, wait_until
+from app.support import REPO_FILES, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
@@ -676,6 +676,30 @@ async def test_at_40_columns_the_row_gives_its_path_the_room_of_the_other_column
         )
         assert len(shown) >= 24  # at most its middle elided, never cut to a few cells
         assert "defines invoice_tax" in second  # the tokens lead the reasons line
+
+
+async def test_at_80_columns_every_shortened_path_shows_an_ellipsis_where_it_was_cut(
+    tmp_path: Path, app_factory: AppFactory
+) -> None:
+    # review, session 33: at 80 columns flask's "tests/test_blueprints.py" showed as
+    # "test_blueprints.py", its folder gone without a mark, beside "…ask/blueprints.py"; a
+    # name longer than the room was cut at its end ("test_session_toke…"), losing ".py"
+    code = "from auth.session import Session\n\ndef test_session():\n    assert Session\n"
+    folder_dropped, name_cut = "tests/test_session_x.py", "tests/test_session_tokens.py"
+    files = {**REPO_FILES, folder_dropped: code, name_cut: code}
+    app = app_factory(make_repo(tmp_path / "shop", files))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_question(pilot, app, "session")
+        file_list = app.main_screen.query_one(FileList)
+        lines = [file_list.render_line(y).text for y in range(file_list.size.height)]
+        rows = lines[: file_list.option_count * RowOption.LINES : RowOption.LINES]
+        paths = [file_list.get_option_at_index(n).id or "" for n in range(len(rows))]
+        assert {folder_dropped, name_cut} <= set(paths)
+        shown = dict(zip(paths, (row.split()[-1] for row in rows), strict=True))
+        for path, text in shown.items():  # whole, or "…" and the path's end: the same rule
+            assert text == path or (text.startswith("…") and path.endswith(text[1:])), text
+        assert shown[folder_dropped] == "…test_session_x.py"  # was "test_session_x.py"
+        assert shown[name_cut].startswith("…") and shown[name_cut].endswith("_tokens.py")
 
 
 async def test_files_changed_on_disk_are_picked_up_by_the_next_ranking(

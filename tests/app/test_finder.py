@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from app.support import notices, settle, wait_until
+from app.support import REPO_FILES, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.path_search import is_glob, search_paths
 from ctxtui.screens.finder import FinderList, FinderScreen
@@ -155,6 +155,36 @@ async def test_at_40_columns_each_match_keeps_one_line_and_its_file_name(
         await pilot.press("tab", "p")  # pinned from the finder: its mark fits too
         await wait_until(pilot, lambda: "◆" in first_row(finder_list).plain)
         assert first_row(finder_list).cell_length <= width
+
+
+@pytest.mark.parametrize("size", [(24, 16), (30, 16)])
+async def test_a_narrow_match_keeps_its_name_s_end_and_its_rank_beside_the_scrollbar(
+    small_repo: Path, app_factory: AppFactory, size: tuple[int, int]
+) -> None:
+    # review, session 33: matches too many for the list were fitted to its width before
+    # their scrollbar took 2 cells of it, so the row's end was cut: the rank, and with it
+    # ("test_blueprint…" in flask) the name's end and extension
+    code = "from auth.session import Session\n\ndef test_session():\n    assert Session\n"
+    files = {**REPO_FILES, **{f"tests/unit/test_session_case_{n}.py": code for n in range(12)}}
+    app = app_factory(make_repo(small_repo.parent / "many", files))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, FinderScreen))
+        finder = app.screen
+        assert isinstance(finder, FinderScreen)
+        app.post_message(events.Paste("session"))  # the whole query at once: one first redraw
+        await wait_until(pilot, lambda: bool(finder.matches))
+        await pilot.pause()
+        finder_list = finder.query_one(FinderList)
+        assert finder_list.show_vertical_scrollbar  # more matches than lines
+        rows = [finder_list.render_line(y).text for y in range(finder_list.size.height)]
+        paths = [finder_list.get_option_at_index(n).id or "" for n in range(len(rows))]
+        for path, row in zip(paths, rows, strict=True):
+            shown, _, rank = row.strip().rpartition(" ")
+            assert rank == f"#{finder.host.ranked[path] + 1}", row  # was cut to "…"
+            assert shown == path or (shown.startswith("…") and path.endswith(shown[1:])), row
 
 
 async def test_a_paste_into_the_finder_or_a_prompt_drops_terminal_codes_and_control_characters(

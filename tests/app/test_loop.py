@@ -599,6 +599,40 @@ async def test_a_copy_pressed_before_its_question_is_ranked_waits_for_its_list(
         assert "> refresh token\n" in fake_clipboard.text
 
 
+async def test_a_save_pressed_before_its_question_is_ranked_waits_for_its_list(
+    small_repo: Path,
+    app_factory: AppFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # review, session 33: ctrl+s pressed during the first index said "Nothing to save yet."
+    # and saved nothing, where ctrl+y waited for the list and copied it
+    monkeypatch.chdir(tmp_path)
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)  # the first index: no ranked file yet
+        return Workspace.open(root, **options)
+
+    app = app_factory(small_repo, workspace_factory=slow_open)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await pilot.press(*"refresh", "tab", "p", "ctrl+s", "ctrl+s")
+        assert app.screen is screen and app.workspace is None
+        assert not any("Nothing to save" in n for n in notices(app))
+        assert sum("still being ranked" in n for n in notices(app)) == 1
+        release.set()
+        await wait_until(pilot, lambda: app.screen is not screen)  # once the list is shown
+        assert screen.pinned == {"auth/session.py"} and screen.query_text == "refresh"
+        app.screen.query_one(Input).value = "waited.md"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(n.startswith("Saved") for n in notices(app)))
+        await settle(pilot, "refresh")
+        assert app.screen is screen  # asked once for the two presses
+        text = (tmp_path / "waited.md").read_text("utf-8")
+        assert "> refresh\n" in text and "auth/session.py" in text
+
+
 async def test_pin_and_level_keys_that_find_no_ranked_file_say_so(
     small_repo: Path, app_factory: AppFactory
 ) -> None:

@@ -69,7 +69,11 @@ def test_tokens_column_never_exceeds_its_cells() -> None:
 def test_long_paths_lose_the_start_of_their_folder() -> None:
     assert fit_path("auth/session.py", 40) == ("auth/", "session.py")
     assert fit_path("ctxtui/widgets/file_list.py", 20) == ("…idgets/", "file_list.py")
-    assert fit_path("deep/very_long_file_name.py", 10) == ("", "very_long_file_name.py")
+    # no room for the folder: "…" says it went; none for the whole name: it loses its start
+    assert fit_path("tests/test_blueprints.py", 19) == ("…", "test_blueprints.py")
+    assert fit_path("tests/test_blueprints.py", 18) == ("…", "est_blueprints.py")
+    assert fit_path("deep/very_long_file_name.py", 10) == ("…", "e_name.py")
+    assert fit_path("very_long_file_name.py", 10) == ("…", "e_name.py")
 
 
 def test_a_path_of_wide_characters_is_fitted_by_cells_and_keeps_its_name() -> None:
@@ -141,7 +145,7 @@ def test_a_narrow_row_elides_the_middle_of_its_path_and_keeps_the_name() -> None
     first = row_content(key, path, lambda _part: Style()).plain.split("\n")[0]
     assert first == "  3 s* packa…dlers/user_profile.py"
     assert len(first) == 34
-    assert fit_path(path, 16, middle=True) == ("", "user_profile.py")  # the name, whole
+    assert fit_path(path, 16, middle=True) == ("…", "user_profile.py")  # the name, whole
 
 
 def test_a_row_draws_as_its_content_would_cut_with_an_ellipsis() -> None:
