@@ -96,6 +96,16 @@ class StaleCache(Exception):
     """The cache file cannot be used; the message says why in a few words."""
 
 
+def _unusable(exc: Exception) -> StaleCache:
+    """Why a cache file that raised `exc` while read cannot be used: a file the system would
+    not read is "unreadable" (its reason), one whose bytes do not decode is "damaged" (a
+    flipped byte of its header was "unreadable (UnicodeDecodeError)", which reads as a
+    matter of permissions; review, session 33)."""
+    if isinstance(exc, OSError):
+        return StaleCache(f"unreadable ({exc.strerror or type(exc).__name__})")
+    return StaleCache(f"damaged: {type(exc).__name__}")
+
+
 @dataclass(slots=True)
 class Stored:
     """What a cache file holds: the index's arrays and a little metadata."""
@@ -219,7 +229,7 @@ def load(path: Path, root: str, encoding: str) -> Stored:
     except (FileNotFoundError, StaleCache):
         raise
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
-        raise StaleCache(f"unreadable ({type(exc).__name__})") from exc
+        raise _unusable(exc) from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +297,7 @@ def glance(path: Path, root: str, encoding: str, names: tuple[str, ...]) -> Glan
     except (FileNotFoundError, StaleCache):
         raise
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
-        raise StaleCache(f"unreadable ({type(exc).__name__})") from exc
+        raise _unusable(exc) from exc
 
 
 class Loading:

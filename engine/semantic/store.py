@@ -240,7 +240,8 @@ def load(path: Path, model_id: str, dim: int) -> VectorStore:
     except StaleCache:
         raise
     except (ValueError, KeyError, TypeError, IndexError, struct.error) as exc:
-        raise StaleCache(f"unreadable ({type(exc).__name__})") from exc
+        # its bytes do not decode: "damaged", as the index cache says (engine.store)
+        raise StaleCache(f"damaged: {type(exc).__name__}") from exc
     keys, paths, ptr = bytes(arrays["keys"]), bytes(arrays["paths"]), arrays["ptr"]
     lines, refs, vectors = arrays["lines"], arrays["refs"], arrays["vectors"]
     chunk_keys = bytes(arrays["chunks"])

@@ -216,6 +216,17 @@ def test_cache_rebuilt_after_damage_is_whole_again(
     assert (report.cache_notice, report.parsed, report.reused) == ("", (), len(FILES))
 
 
+def test_a_flipped_byte_in_the_header_is_said_damaged_not_unreadable(
+    repo: Path, cache_dir: Path
+) -> None:
+    index_repo(repo, cache_dir=cache_dir)
+    cache = cache_path(cache_dir)
+    cache.write_bytes(_header_not_json(cache))
+    _, report = index_repo(repo, cache_dir=cache_dir)
+    assert report.cache_notice.startswith("index cache discarded (damaged: ")
+    assert "unreadable" not in report.cache_notice
+
+
 def test_cache_claiming_a_trillion_rows_is_discarded_without_allocating(
     repo: Path, cache_dir: Path
 ) -> None:
