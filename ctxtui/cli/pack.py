@@ -23,6 +23,7 @@ from ctxtui.workspace import ReadWriteGate, build_pack, working_changes
 from ctxtui.workspace.notices import secret_notices
 from engine import EngineError, Format, UsageError
 from engine.changes import Changes
+from engine.model import printable
 
 
 def run_pack(args: argparse.Namespace) -> int:
@@ -62,13 +63,14 @@ def run_pack(args: argparse.Namespace) -> int:
     for note in (*plan.notes, *secret_notices(rendered)):
         print(f"ctxtui: {note}", file=sys.stderr)
     if args.output:
+        shown = printable(args.output)  # a name's odd bytes said as U+FFFD, not `\udcff`
         try:
             write_output(args.output, rendered.text)
         except OSError as exc:
-            raise EngineError(f"cannot write {args.output}: {exc.strerror}") from exc
+            raise EngineError(f"cannot write {shown}: {exc.strerror}") from exc
         print(
             f"ctxtui: wrote {rendered.tokens:,} tokens, {rendered.files} "
-            f"file{'' if rendered.files == 1 else 's'} to {args.output}",
+            f"file{'' if rendered.files == 1 else 's'} to {shown}",
             file=sys.stderr,
         )
     elif sys.stdout.isatty():

@@ -584,6 +584,15 @@ def test_pack_output_of_one_file_says_one_file(run: Run, tmp_path: Path) -> None
     assert code == 0 and ", 1 file to " in one_line(err)  # review: "1 files"
 
 
+def test_pack_output_to_a_name_that_is_not_utf8_is_said_with_replacement_marks(
+    run: Run, repo: Path, tmp_path: Path
+) -> None:
+    target = os.fsdecode(os.fsencode(tmp_path) + b"/pack-\xff.md")  # as argv gives it
+    code, _out, err = run("pack", "session", str(repo), "-o", target)
+    assert code == 0 and os.path.exists(os.fsencode(target))
+    assert "pack-\ufffd.md" in one_line(err) and "\udcff" not in err
+
+
 def test_pack_output_to_a_missing_folder_is_exit_1(run: Run, repo: Path, tmp_path: Path) -> None:
     code, _, err = run("pack", "session", str(repo), "-o", str(tmp_path / "no" / "such" / "p.md"))
     assert code == 1
