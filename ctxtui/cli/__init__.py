@@ -117,7 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     evaluate = sub.add_parser("eval", help="retrieval metrics on benchmark cases")
-    evaluate.add_argument("cases", help="a .jsonl file of cases (shared/bench format)")
+    evaluate.add_argument(
+        "cases", help="a .jsonl file of cases (shared/bench format); - reads them from stdin"
+    )
     evaluate.add_argument(
         "path",
         nargs="?",

@@ -117,7 +117,8 @@ def evaluate_case(
 
 
 def load_cases(path: str, *, need_checkout: bool = False) -> list[dict[str, Any]]:
-    """Read a .jsonl file of cases; a line that is not a case is one error naming its number.
+    """Read a .jsonl file of cases (`-`: stdin); a line that is not a case is one error
+    naming its number.
 
     Args:
         need_checkout: each case must say its `repo` and `commit` (no PATH was given).
@@ -127,10 +128,14 @@ def load_cases(path: str, *, need_checkout: bool = False) -> list[dict[str, Any]
         UsageFailure: a line is JSON but not a case (a field missing or of the wrong type).
     """
     try:
-        with open(path, "rb") as fh:
-            raw_lines = fh.read().split(b"\n")
+        if path == "-":  # a script's cases, piped in (`... | ctxtui eval - PATH`)
+            path, data = "<stdin>", sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
     except OSError as exc:
         raise EngineError(f"cannot read {path}: {exc.strerror}") from exc
+    raw_lines = data.split(b"\n")
     cases: list[dict[str, Any]] = []
     for number, raw in enumerate(raw_lines, 1):
         if not raw.strip():

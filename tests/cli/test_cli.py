@@ -788,6 +788,18 @@ def test_eval_prints_a_table_for_ctxtui_greedy_and_grep(run: Run, repo: Path, ca
     assert "3 cases, budget 2,000 tokens" in out
 
 
+def test_eval_reads_its_cases_from_stdin_for_a_dash(
+    run: Run, repo: Path, cases: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(cases.read_bytes())))
+    code, out, _ = run("eval", "-", str(repo), "--json")
+    assert code == 0
+    assert [c["id"] for c in json.loads(out)["cases"]] == ["session-1", "invoice-1", "cart-1"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{not json\n")))
+    code, _, err = run("eval", "-", str(repo))
+    assert code == 1 and "<stdin>:1:" in one_line(err)
+
+
 def test_eval_json_summarises_each_method(run: Run, repo: Path, cases: Path) -> None:
     code, out, _ = run("eval", str(cases), str(repo), "--json")
     assert code == 0
