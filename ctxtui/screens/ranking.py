@@ -60,6 +60,8 @@ WIDE_FOOTER = 130
 """Below this many columns the footer drops the spaces between its keys."""
 PALETTE_IN_FOOTER = 90
 """From this many columns the footer also lists ctrl+p (it works at any width; the help says so)."""
+NO_FILES = "No files to index in this folder."
+"""What the list says whatever the question, when the folder has nothing to index."""
 NO_MATCH_PAUSE = 1.5
 """Seconds a question must match nothing before a notification says so."""
 FRAME_PERIOD = 1 / 120
@@ -251,7 +253,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self._previews.clear()  # keyed by workspace: none would match, and each holds one
         self.query_one(BudgetMeter).encoding = workspace.encoding
         if not workspace.index.files:
-            self.query_one(FileList).empty_text = "No files to index in this folder."
+            self.query_one(FileList).empty_text = NO_FILES
         super().adopt_workspace(workspace, rerank=rerank)
 
     def workspace_opened(self, workspace: jobs.WorkspaceAPI) -> None:
@@ -401,6 +403,8 @@ class RankingScreen(WorkspaceHost, SemanticHook):
     def _empty_text(self, answer: Answer) -> str:
         self._stop(self._no_match_timer)
         self._no_match_timer = None
+        if self.workspace is not None and not self.workspace.index.files:
+            return NO_FILES  # "No file matches ... Try other words." sent people to other words
         if not answer.query.strip():
             return "Type a question to rank the files."
         if answer.ranking.files:

@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 
 from app.support import REPO_FILES, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
+from ctxtui.screens.ranking import NO_MATCH_PAUSE
 from ctxtui.widgets.budget_meter import BudgetMeter
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.preview import Preview, fit_title
@@ -509,6 +510,12 @@ async def test_empty_repository_is_reported_not_fatal(
         await pilot.press(*"anything")
         await settle(pilot)
         assert app.is_running
+        screen = app.main_screen
+        await wait_until(pilot, lambda: screen.answer is not None and screen.answer.query != "")
+        # other words would not help: the folder has no file (it said "No file matches")
+        assert screen.query_one(FileList).empty_text == "No files to index in this folder."
+        await pilot.pause(NO_MATCH_PAUSE + 0.3)
+        assert not any("No file matches" in n for n in notices(app))
 
 
 async def test_missing_folder_is_reported_not_fatal(
