@@ -169,6 +169,15 @@ async def wait_until(
         await pilot.pause(0.02)
 
 
+def prompt_up(app: CtxtuiApp, under: object) -> bool:
+    """True once a screen over `under` is shown with its input mounted: the screen is pushed
+    a frame or more before its widgets are (CI, session 33: a query for the prompt's Input
+    right after the push found none)."""
+    from textual.widgets import Input  # deliberate: as the tests that ask for it
+
+    return app.screen is not under and bool(app.screen.query(Input))
+
+
 def is_settled(app: CtxtuiApp, query: str | None = None) -> bool:
     """True when the answer for the question on screen (or `query`), its exact pack and the
     preview of the highlighted file are shown, from the checked tree (not the saved index)."""

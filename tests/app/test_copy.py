@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from app.support import FakeClipboard, notices, settle, wait_until
+from app.support import FakeClipboard, notices, prompt_up, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.clipboard import PyperclipBackend
 from engine.model import Format, Rendered
@@ -161,12 +161,12 @@ async def test_ctrl_s_saves_the_pack_to_the_named_file(
         await settle(pilot, QUESTION)
         screen = app.main_screen
         await pilot.press("ctrl+s")  # review: a name of spaces saved to a file named "   "
-        await wait_until(pilot, lambda: app.screen is not screen)
+        await wait_until(pilot, lambda: prompt_up(app, screen))
         app.screen.query_one(Input).value = "   "
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.screen is screen)
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: app.screen is not screen)
+        await wait_until(pilot, lambda: prompt_up(app, screen))
         assert app.screen.query_one(Input).value == "./ctxtui-pack.md"
         await pilot.press("enter")
         target = work / "ctxtui-pack.md"
@@ -200,7 +200,7 @@ async def test_ctrl_s_writes_as_pack_o_does_through_a_link_and_names_a_folder_it
         screen = app.main_screen
         for target in (link, folder, new):
             await pilot.press("ctrl+s")
-            await wait_until(pilot, lambda: app.screen is not screen)
+            await wait_until(pilot, lambda: prompt_up(app, screen))
             app.screen.query_one("#prompt-input", Input).value = str(target)
             count = len(notices(app))
             await pilot.press("enter")

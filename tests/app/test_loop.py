@@ -27,6 +27,7 @@ from app.support import (
     count_tokenizer_loads,
     notices,
     pick_in_palette,
+    prompt_up,
     settle,
     wait_until,
 )
@@ -622,7 +623,7 @@ async def test_a_save_pressed_before_its_question_is_ranked_waits_for_its_list(
         assert not any("Nothing to save" in n for n in notices(app))
         assert sum("still being ranked" in n for n in notices(app)) == 1
         release.set()
-        await wait_until(pilot, lambda: app.screen is not screen)  # once the list is shown
+        await wait_until(pilot, lambda: prompt_up(app, screen))  # once the list is shown
         assert screen.pinned == {"auth/session.py"} and screen.query_text == "refresh"
         app.screen.query_one(Input).value = "waited.md"
         await pilot.press("enter")
