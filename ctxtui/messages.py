@@ -153,12 +153,14 @@ class WorkspaceRefreshed(Message):
 class ChangesRead(Message):
     """Git answered: the work tree's changes, or a notice why there are none to pack."""
 
-    def __init__(self, changes: Changes | None, notice: str) -> None:
+    def __init__(self, changes: Changes | None, notice: str, *, failed: bool = False) -> None:
         super().__init__()
         self.changes = changes
-        """The changes; None outside git or when nothing changed."""
+        """The changes; None outside git, when nothing changed, or when git failed."""
         self.notice = notice
         """One line saying why there are none; empty when there are."""
+        self.failed = failed
+        """git failed in the work tree (a damaged index...): the notice is its reason."""
 
 
 class SemanticProgressed(Message):

@@ -25,6 +25,7 @@ from ctxtui.state import ENCODINGS, next_in_cycle, parse_budget, step_budget
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.query_bar import QueryBar
 from ctxtui.workspace.notices import counted
+from engine.errors import GitError
 from engine.model import Format, Level
 
 UNDO_CHOICES = 100
@@ -259,7 +260,11 @@ class ChoicesScreen(RankingScreen):
     @work(thread=True, exclusive=True, group="changes", exit_on_error=False)
     def run_read_changes(self, root: Path) -> None:
         """Ask git for the changes in a thread."""
-        changes, notice = jobs.working_changes(root)
+        try:
+            changes, notice = jobs.working_changes(root)
+        except GitError as error:  # said by show_changes, which turns the packing off
+            self.post_message(ChangesRead(None, str(error), failed=True))
+            return
         self.post_message(ChangesRead(changes, notice))
 
     @on(ChangesRead)
@@ -267,6 +272,18 @@ class ChoicesScreen(RankingScreen):
         if not self.changed:
             return  # toggled off while git was asked
         announce, self._announce_changes = self._announce_changes, False
+        if message.failed:
+            # git failed (a damaged index): the worker's notification said so but `changed`
+            # stayed on, and was saved on for every later open (review, session 33). It goes
+            # off, at a press, an open or a refresh alike; d tries again.
+            self.notify(
+                f"{message.notice.rstrip('.')}. Changes no longer packed; press d to try again.",
+                title="Could not read the changes",
+                severity="error",
+                timeout=8,
+            )
+            self.changed = False
+            return
         if announce and message.changes is None:
             self.notify(message.notice, title="Changes", timeout=4)
             # just pressed, and nothing can be packed here (not a git work tree): the setting

@@ -164,22 +164,28 @@ class FinderScreen(ModalScreen[None]):
 
     def _row(self, match: PathMatch, room: int) -> Content:
         """A match's row in `room` cells: marks, the path (its folder, then its name, cut
-        from the start when narrow) and its rank."""
+        from the start when it does not fit: fit_path) and its rank. Every row of the list
+        has the same form, the screen's width decides which: at 60 columns and more a row
+        that did not fit took the narrow form, a list of `path  rank 28` and
+        `   …/path.py #46` (review, session 33)."""
         pinned, level = self.host.state_of(match.path)
         rank = self.host.ranked.get(match.path)
-        marks = ("◆ " if pinned else "  ") + (f"{level.value:<8}" if level else " " * 8)
-        ranked = f"  rank {rank + 1}" if rank is not None else ""
         start, end = match.marked
         path = shown_line(match.path)
         if path != one_line(match.path):  # the marks are offsets in the name as written
             start = end = 0
         finder_list = self.query_one(FinderList)
-        if room and cell_len(marks) + cell_len(path) + len(ranked) > room:
+        if self.size.width < NARROW_WIDTH:
             # narrow (a 40-column terminal): a row a line, as the main list's narrow rows are:
-            # the level's key letter, and the path cut from its start (the folder, then the
-            # name: fit_path) so that the name's end and the rank stay
+            # the level's key letter, and the rank as "#3"
             marks = ("◆" if pinned else " ") + (LEVEL_LETTERS[level] if level else " ") + " "
             ranked = f" #{rank + 1}" if rank is not None else ""
+        else:
+            marks = ("◆ " if pinned else "  ") + (f"{level.value:<8}" if level else " " * 8)
+            ranked = f"  rank {rank + 1}" if rank is not None else ""
+        if room and cell_len(marks) + cell_len(path) + len(ranked) > room:
+            # the path cut from its start (the folder, then the name) so that the name's end
+            # and the rank stay
             folder, name = fit_path(path, room - len(marks) - len(ranked))
             start, end, path = _shifted(start, end, path, folder + name)
         style = finder_list.part_style

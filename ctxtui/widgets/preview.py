@@ -26,11 +26,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
+from ctxtui.widgets.file_list import wrap_cells
 from ctxtui.widgets.repaint_only import RepaintOnly
 from engine.words import STOP_WORDS
 
 HEAD_MARGIN = 60
 """Lines highlighted past the preview's height at first; the rest when the view nears them."""
+NOTE_LINES = 12
+"""Lines at most of a note shown instead of a file (they are a sentence or two)."""
 TITLE_FRAME = 6
 """Cells of the pane's top edge the title cannot use: two corners, a line and a space each side."""
 HIGHLIGHT_LIMIT = 200_000
@@ -131,6 +134,8 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
         """The whole file was asked for (once a file)."""
         self._title: tuple[str, tuple[str, ...]] = ("Preview", ())
         """The path on show and its details, fullest first, fitted to the width on a resize."""
+        self._note: str | None = None
+        """The note on show instead of a file, wrapped to the width anew on a resize."""
 
     @property
     def match_style(self) -> Style:
@@ -169,8 +174,13 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
         self.border_subtitle = Content(fit_details(details, room)) if details else None
 
     def show_note(self, note: str) -> None:
-        """Show a short explanation instead of a file (nothing highlighted, nothing to copy)."""
-        self.show(Content.styled(note, self.get_visual_style("preview--note", partial=True)))
+        """Show a short explanation instead of a file (nothing highlighted, nothing to copy),
+        wrapped to the pane's width: the pane does not wrap a file's lines, and "Left out of
+        the pack. Press f, s or o to include it." was cut at "Press f, s o" at 80 columns."""
+        width = max(self.scrollable_content_region.width, 12)
+        text = "\n".join(wrap_cells(note, width, NOTE_LINES))
+        self.show(Content.styled(text, self.get_visual_style("preview--note", partial=True)))
+        self._note = note
 
     def show(self, head: Content, rest: Sequence[str] = (), *, keep_place: bool = False) -> None:
         """Show a highlighted head and a plain rest (`keep_place`: the same file at the same
@@ -178,6 +188,7 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
         lines = head.split("\n", allow_blank=True) if head.plain or rest else []
         self._plain_from = len(lines) if rest else None
         self._asked = False
+        self._note = None
         lines.extend(Content(line) for line in rest)
         self._lines = lines
         width = max((line.cell_length for line in lines), default=0)
@@ -198,6 +209,8 @@ class Preview(RepaintOnly, ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._want_whole()
         self._fit_title()
+        if self._note is not None:
+            self.show_note(self._note)
 
     def _want_whole(self) -> None:
         plain_from = self._plain_from

@@ -425,6 +425,34 @@ async def test_preview_title_keeps_the_file_name_level_and_tokens_of_a_long_path
         assert str(preview.border_title) == deep and str(preview.border_subtitle) == details
 
 
+async def test_the_preview_note_wraps_to_the_pane_and_again_on_a_resize(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # review, session 33: at 80 columns the note instead of a left-out file was cut at the
+    # pane's edge, "Left out of the pack. Press f, s o", with no "…" and no second line
+    note = "Left out of the pack. Press f, s or o to include it."
+    app = app_factory(small_repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_question(pilot, app, QUESTION)
+        preview = app.main_screen.query_one(Preview)
+        await pilot.press("tab", "x")
+        await settle(pilot)
+
+        def fits() -> bool:
+            lines = preview.shown_text.split("\n")
+            width = preview.scrollable_content_region.width
+            return max(cell_len(line) for line in lines) <= width
+
+        await wait_until(pilot, lambda: " ".join(preview.shown_text.split()) == note)
+        assert len(preview.shown_text.split("\n")) > 1 and fits()
+        assert preview.virtual_size.width <= preview.scrollable_content_region.width
+        await pilot.resize_terminal(200, 40)
+        await wait_until(pilot, lambda: preview.shown_text == note)
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: "\n" in preview.shown_text)
+        assert fits() and " ".join(preview.shown_text.split()) == note
+
+
 def test_the_preview_title_cuts_the_path_from_the_left_at_a_folder() -> None:
     for path, room, shown in [
         ("src/flask/helpers.py", 20, "src/flask/helpers.py"),

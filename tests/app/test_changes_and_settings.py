@@ -176,3 +176,40 @@ async def test_a_git_that_fails_to_read_the_changes_is_said_in_a_notification(
         await wait_until(pilot, lambda: sum(reason in n for n in notices(app)) == 2)
         assert not any("no changes against" in n for n in notices(app))
         assert screen.is_attached
+
+
+async def test_d_goes_back_off_when_git_fails_to_read_the_changes(
+    tmp_path: Path, app_factory: Callable[..., CtxtuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review, session 33: with a damaged git index, `d` showed git's reason but stayed on,
+    saved on, so every later open packed "the changes" without them. It goes back off, at a
+    press and at an open alike, and the reason is said once."""
+    monkeypatch.setattr("ctxtui.screens.host.REFRESH_IDLE", 3600.0)
+    root = shop_with_an_order(tmp_path)
+    reason = "git diff failed, so the changes are unknown: .git/index: index file smaller"
+
+    def saved_changed(app: CtxtuiApp) -> bool:
+        app.main_screen.save_state()
+        return bool(json.loads(app.main_screen.services.store.path.read_text())["changed"])
+
+    app = app_factory(root, state_dir=tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await packing_the_changes(pilot, app, "refund order")
+        assert screen.changed and saved_changed(app)  # saved on: the next open reads them
+    (root / ".git" / "index").write_bytes(b"garbage")
+    app = app_factory(root, state_dir=tmp_path / "state")
+    async with app.run_test(size=(120, 36)) as pilot:  # at an open
+        await wait_until(pilot, lambda: any(reason in n for n in notices(app)))
+        await settle(pilot)
+        screen = app.main_screen
+        assert not screen.changed and screen.changes is None and not saved_changed(app)
+        assert sum(reason in n for n in notices(app)) == 1
+        await pilot.press(*"refund order")
+        await settle(pilot)
+        await pilot.press("tab", "d")  # at a press
+        await wait_until(pilot, lambda: sum(reason in n for n in notices(app)) == 2)
+        await settle(pilot)
+        assert not screen.changed and screen.changes is None and not saved_changed(app)
+        assert screen.query_one(FileList).changed == {}
+        assert screen.packed is not None and "## Changes" not in screen.packed[2].text
+        assert sum(reason in n for n in notices(app)) == 2  # once a press

@@ -15,7 +15,7 @@ from textual.widgets import Input
 from app.support import REPO_FILES, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.path_search import is_glob, search_paths
-from ctxtui.screens.finder import FinderList, FinderScreen
+from ctxtui.screens.finder import NARROW_WIDTH, FinderList, FinderScreen
 from ctxtui.screens.main import MainScreen
 from ctxtui.screens.prompt import PromptScreen
 from engine.model import Level
@@ -155,6 +155,42 @@ async def test_at_40_columns_each_match_keeps_one_line_and_its_file_name(
         await pilot.press("tab", "p")  # pinned from the finder: its mark fits too
         await wait_until(pilot, lambda: "◆" in first_row(finder_list).plain)
         assert first_row(finder_list).cell_length <= width
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (40, 16)])
+async def test_every_match_of_a_list_has_the_same_form_its_path_shortened_to_fit(
+    tmp_path: Path, app_factory: AppFactory, size: tuple[int, int]
+) -> None:
+    # review, session 33: from 60 columns the rows that fit read `path  rank 2` and a longer
+    # one in the same list `   …/path.py #1`, another indent and another rank
+    deep = "services/billing/internal/adapters/payments/outbound/provider_gateway.py"
+    files = {deep: "def charge():\n    return 1\n", "gateway.py": "def charge():\n    return 2\n"}
+    app = app_factory(make_repo(tmp_path / "deep", files))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press(*"charge")
+        await settle(pilot, "charge")
+        finder = await open_finder(pilot, "gateway")
+        await pilot.pause()
+        finder_list = finder.query_one(FinderList)
+        width = finder_list.scrollable_content_region.width
+        assert len(finder.matches) == 2
+        wide = size[0] >= NARROW_WIDTH
+        for n, match in enumerate(finder.matches):
+            row = finder_list.get_option_at_index(n).prompt
+            assert isinstance(row, Content)
+            text = row.plain
+            assert row.cell_length <= width, text
+            rank = finder.host.ranked[match.path] + 1
+            marks, tail = (" " * 10, f"  rank {rank}") if wide else (" " * 3, f" #{rank}")
+            assert text.startswith(marks) and text[len(marks)] != " ", text
+            assert text.endswith(tail), text
+            shown = text[len(marks) : -len(tail)]
+            assert shown == match.path or (
+                shown.startswith("…") and match.path.endswith(shown.lstrip("…"))
+            ), text
+            assert shown.endswith("gateway.py")
+            if match.path == deep:  # too long at these widths: shortened, in the same form
+                assert shown.startswith("…"), text
 
 
 @pytest.mark.parametrize("size", [(24, 16), (30, 16)])
