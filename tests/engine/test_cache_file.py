@@ -200,6 +200,8 @@ def test_damaged_cache_is_discarded_with_one_line_and_rebuilt(
     index, report = index_repo(repo, cache_dir=cache_dir)
     assert report.cache_notice.startswith("index cache discarded")
     assert "\n" not in report.cache_notice
+    if damage is _header_not_json:  # bytes that do not decode: no matter of permissions
+        assert "(damaged: " in report.cache_notice and "unreadable" not in report.cache_notice
     assert report.parsed == tuple(sorted(FILES))
     assert index_content(index) == index_content(fresh(repo))
 
@@ -214,17 +216,6 @@ def test_cache_rebuilt_after_damage_is_whole_again(
     index_repo(repo, cache_dir=cache_dir)
     _, report = index_repo(repo, cache_dir=cache_dir)
     assert (report.cache_notice, report.parsed, report.reused) == ("", (), len(FILES))
-
-
-def test_a_flipped_byte_in_the_header_is_said_damaged_not_unreadable(
-    repo: Path, cache_dir: Path
-) -> None:
-    index_repo(repo, cache_dir=cache_dir)
-    cache = cache_path(cache_dir)
-    cache.write_bytes(_header_not_json(cache))
-    _, report = index_repo(repo, cache_dir=cache_dir)
-    assert report.cache_notice.startswith("index cache discarded (damaged: ")
-    assert "unreadable" not in report.cache_notice
 
 
 def test_cache_claiming_a_trillion_rows_is_discarded_without_allocating(
