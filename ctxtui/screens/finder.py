@@ -26,9 +26,10 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from ctxtui.path_search import PathMatch, is_glob, search_paths
+from ctxtui.widgets.cells import fit_path
 from ctxtui.widgets.file_list import level_key
 from ctxtui.widgets.ordered_input import OrderedInput
-from ctxtui.widgets.ranked_row import LEVEL_LETTERS, fit_path
+from ctxtui.widgets.ranked_row import LEVEL_LETTERS
 from engine.model import Level, one_line
 from engine.shown_path import shown_line
 

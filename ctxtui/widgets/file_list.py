@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
-from rich.cells import cell_len
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -26,6 +25,7 @@ from textual.style import Style
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ctxtui.widgets.cells import wrap_cells
 from ctxtui.widgets.ranked_row import (
     TOKENS_CELLS,
     RowKey,
@@ -56,20 +56,6 @@ def level_key(key: str, level: str, description: str, tooltip: str) -> Binding:
     """The binding of one level key, grouped with the others in the footer."""
     action = f"request_level('{level}')"
     return Binding(key, action, description, tooltip=tooltip, id=f"set-level-{level}", group=LEVELS)
-
-
-def wrap_cells(text: str, width: int, max_lines: int) -> list[str]:
-    """`text` in lines of at most `width` terminal cells, broken between words (a word
-    longer than a line is folded), the last of `max_lines` ending in " …" if text is left.
-    Cells, not characters: a question in CJK, two cells a character, ran past the list's
-    edge (textwrap counts characters)."""
-    lines = [line.plain.rstrip() for line in Content(text).wrap(width)]
-    if len(lines) <= max_lines:
-        return lines
-    last = lines[max_lines - 1]
-    while last and cell_len(last) + 2 > width:
-        last = last[:-1]
-    return [*lines[: max_lines - 1], f"{last.rstrip()} …"]
 
 
 class FileList(RequestingList):

@@ -26,7 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
-from ctxtui.widgets.file_list import wrap_cells
+from ctxtui.widgets.cells import wrap_cells
 from ctxtui.widgets.repaint_only import RepaintOnly
 from engine.words import STOP_WORDS
 

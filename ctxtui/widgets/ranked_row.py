@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from rich.cells import cell_len, get_character_cell_size, set_cell_size
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.content import Content
 from textual.strip import Strip
 from textual.style import Style
 
+from ctxtui.widgets.cells import fit_path
 from engine.model import Level, RankedFile, Reason, ReasonKind, one_line
 from engine.shown_path import shown_detail, shown_line
 
@@ -106,50 +107,6 @@ def format_tokens(tokens: int | None, packed: bool) -> str:
         return ""
     text = f"{tokens:,}" if tokens < 100_000 else f"{tokens // 1000:,}k"
     return text if packed else f"({text})"
-
-
-def fit_path(path: str, room: int, *, middle: bool = False) -> tuple[str, str]:
-    """Split a path into (folder part, file name) that fit in room cells, keeping the name's
-    end, with "…" wherever the path was cut.
-
-    The folder loses its start first: "ctxtui/widgets/file_list.py" in 20 cells becomes
-    ("…idgets/", "file_list.py"), or with `middle` its middle ("ctxtu…gets/"); a folder
-    with no room left is "…", and a name with no room left loses its start ("…", "e_list.py"
-    in 10 cells), so a shortened path always says so and keeps its extension (review, session
-    33: a folder that just did not fit went without a mark, "test_blueprints.py" beside
-    "…ask/blueprints.py", and a name cut at its end lost its extension). Widths are terminal
-    cells: a CJK character takes two (counted as one, a wide folder pushed the file's name
-    past the row's end).
-    """
-    folder, _, name = path.rpartition("/")
-    prefix = f"{folder}/" if folder else ""
-    width = len if path.isascii() else cell_len  # ASCII: a cell a character, the usual case
-    if width(prefix) + width(name) <= room:
-        return prefix, name
-    keep = room - width(name) - 1
-    if keep <= 0:
-        return "…", name if keep == 0 else _cells_from_end(name, room - 1)
-    if middle:
-        head = keep // 2
-        return _cells_from_start(prefix, head) + "…" + _cells_from_end(prefix, keep - head), name
-    return "…" + _cells_from_end(prefix, keep), name
-
-
-def _cells_from_start(text: str, cells: int) -> str:
-    """The longest start of `text` that fits in `cells` cells."""
-    if text.isascii():
-        return text[: max(cells, 0)]
-    used = 0
-    for at, char in enumerate(text):
-        used += get_character_cell_size(char)
-        if used > cells:
-            return text[:at]
-    return text
-
-
-def _cells_from_end(text: str, cells: int) -> str:
-    """The longest end of `text` that fits in `cells` cells."""
-    return _cells_from_start(text[::-1], cells)[::-1]
 
 
 class RowKey(NamedTuple):

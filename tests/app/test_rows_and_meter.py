@@ -7,11 +7,11 @@ from textual.color import Color
 from textual.style import Style
 
 from ctxtui.widgets.budget_meter import layout_segments
+from ctxtui.widgets.cells import fit_path
 from ctxtui.widgets.ranked_row import (
     TOKENS_CELLS,
     RowKey,
     describe_reasons,
-    fit_path,
     format_tokens,
     row_content,
     row_parts,
