@@ -135,7 +135,7 @@ class ChoicesScreen(RankingScreen):
         """Set pins and levels, remembering the old ones for an undo."""
         self._undo_choices.append((self.pinned, dict(self.overrides)))
         del self._undo_choices[:-UNDO_CHOICES]
-        self.pinned, self.overrides = pinned, dict(overrides)
+        self.set_choices(pinned, overrides)
 
     @on(FileList.LevelRequested)
     def set_level(self, event: FileList.LevelRequested) -> None:
@@ -202,7 +202,7 @@ class ChoicesScreen(RankingScreen):
             return
         pinned, overrides = self._undo_choices.pop()
         back = describe_choices(len(pinned), len(overrides))
-        self.pinned, self.overrides = pinned, dict(overrides)
+        self.set_choices(pinned, overrides)
         self.notify(f"Back to {back}.", timeout=3)
 
     # ------------------------------------------------------------------ budget, format, encoding

@@ -239,12 +239,6 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         self.query_one(BudgetMeter).fmt = self.fmt
         self._choices_changed()
 
-    def watch_pinned(self) -> None:
-        self._choices_changed()
-
-    def watch_overrides(self) -> None:
-        self._choices_changed()
-
     def _choices_changed(self) -> None:
         self.save_state()
         self.request_rank()

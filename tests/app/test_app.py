@@ -633,6 +633,59 @@ async def test_pins_and_levels_of_vanished_files_are_dropped_and_said_once(
         assert len([n for n in said if "no longer in the" in n]) == 2  # each said once
 
 
+async def test_vanished_files_pins_and_levels_go_in_one_save_and_one_ranking(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 33: dropping a vanished file's pin and its level set each reactive in turn, and
+    # each one's watcher saved the state and ranked: two saves, two rankings, and a refresh
+    # that found the file gone ranked a third time
+    from ctxtui.screens.ranking import RankingScreen
+    from ctxtui.state import RepoState, StateStore
+
+    rankings: list[str] = []
+    saves: list[RepoState] = []
+    run_rank, save = RankingScreen.run_rank, StateStore.save
+
+    def counting_rank(self: RankingScreen, *args: Any) -> Any:
+        rankings.append(args[2])  # the question
+        return run_rank(self, *args)
+
+    def counting_save(self: StateStore, state: RepoState) -> None:
+        saves.append(state)
+        save(self, state)
+
+    monkeypatch.setattr(RankingScreen, "run_rank", counting_rank)
+    monkeypatch.setattr(StateStore, "save", counting_save)
+    state_dir = tmp_path / "state"
+    kept = "db/models.py"
+    StateStore(small_repo, state_dir).save(
+        RepoState(
+            pinned=frozenset({"gone.py", kept}),
+            overrides={"old/notes.md": Level.FULL, kept: Level.OUTLINE},
+            query=QUESTION,
+        )
+    )
+    saves.clear()
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await wait_until(pilot, lambda: screen.pinned == {kept})
+        await settle(pilot, QUESTION)
+        assert dict(screen.overrides) == {kept: Level.OUTLINE}
+        assert rankings == [QUESTION] and len(saves) == 1  # at the open
+        await pilot.press("tab")  # the question joins the history (a save of its own)
+        await settle(pilot, QUESTION)
+        rankings.clear()
+        saves.clear()
+        (small_repo / kept).unlink()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: not screen.pinned)
+        await settle(pilot, QUESTION)
+        assert screen.overrides == {}
+        assert rankings == [QUESTION] and len(saves) == 1  # at a refresh
+        assert saves[0].pinned == frozenset() and saves[0].overrides == {}
+
+
 async def test_encoding_key_switches_the_tokenizer(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
