@@ -24,7 +24,8 @@ from ctxtui.screens.ranking import RankingScreen
 from ctxtui.state import ENCODINGS, next_in_cycle, parse_budget, step_budget
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.query_bar import QueryBar
-from ctxtui.workspace.notices import counted
+from ctxtui.workspace.answers import gone_paths
+from ctxtui.workspace.notices import counted, not_brought_back_notice
 from engine.errors import GitError
 from engine.model import Format, Level
 
@@ -201,9 +202,20 @@ class ChoicesScreen(RankingScreen):
             self.notify("Nothing to undo.", timeout=2)
             return
         pinned, overrides = self._undo_choices.pop()
+        # a choice about a file gone from the index since stays gone: brought back, it was
+        # dropped again at the next check, with a second notice (session 33)
+        index = self.workspace.index if self.workspace is not None else None
+        gone = gone_paths(index, (*pinned, *overrides)) if index is not None else ()
+        if gone:
+            pinned = pinned - set(gone)
+            overrides = {p: v for p, v in overrides.items() if p not in gone}
         back = describe_choices(len(pinned), len(overrides))
         self.set_choices(pinned, overrides)
-        self.notify(f"Back to {back}.", timeout=3)
+        if gone:
+            text = f"Back to {back}; {not_brought_back_notice(gone)}."
+            self.notify(text, timeout=8)
+        else:
+            self.notify(f"Back to {back}.", timeout=3)
 
     # ------------------------------------------------------------------ budget, format, encoding
 

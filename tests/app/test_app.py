@@ -686,6 +686,53 @@ async def test_vanished_files_pins_and_levels_go_in_one_save_and_one_ranking(
         assert saves[0].pinned == frozenset() and saves[0].overrides == {}
 
 
+async def test_undo_brings_back_no_choice_about_a_file_gone_from_the_index(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 33: `u` pinned again a file deleted since it was unpinned; the next check found
+    # it gone and dropped the pin again, with a second notice
+    from ctxtui.screens.host import WorkspaceHost
+
+    said: list[str] = []  # every notification, kept past its timeout (a loaded machine)
+    notify = WorkspaceHost.notify
+
+    def keep(self: WorkspaceHost, message: str, **options: Any) -> None:
+        said.append(message)
+        notify(self, message, **options)
+
+    monkeypatch.setattr(WorkspaceHost, "notify", keep)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await pilot.press(*"session")
+        await settle(pilot, "session")
+        await pilot.press("tab")
+        file_list = screen.query_one(FileList)
+        top = file_list.highlighted_path
+        assert top is not None
+        await pilot.press("o", "p", "p")  # a level, a pin, the pin taken back
+        await wait_until(pilot, lambda: len(screen._undo_choices) == 3)
+        await settle(pilot, "session")
+        assert screen.pinned == frozenset() and dict(screen.overrides) == {top: Level.OUTLINE}
+        (small_repo / top).unlink()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: not screen.overrides)  # its level dropped
+        await settle(pilot, "session")
+        said.clear()
+        await pilot.press("u")  # would pin it again
+        await wait_until(pilot, lambda: bool(said))
+        await settle(pilot, "session")
+        assert screen.pinned == frozenset() and screen.overrides == {}
+        assert said == [
+            f"Back to nothing; not brought back, 1 file no longer in the repository's index: {top}."
+        ]
+        (small_repo / "README.md").write_text("# Shop\n\nEdited.\n", encoding="utf-8")
+        await pilot.press("r")  # the next check: nothing to drop, nothing said of it
+        await wait_until(pilot, lambda: any("Re-indexed" in n for n in said))
+        await settle(pilot, "session")
+        assert not any("no longer in the repository's index" in n for n in said[1:])
+
+
 async def test_encoding_key_switches_the_tokenizer(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
