@@ -279,6 +279,21 @@ class ChoicesScreen(RankingScreen):
             return
         self.post_message(ChangesRead(changes, notice))
 
+    def changes_unreadable(self, title: str, reason: str) -> bool:
+        """git failed to read the changes while they are packed: say why and that they are no
+        longer packed, in one notice, and turn `d` off (a copy that failed so, with `d` left
+        on, was followed by the next check's own notice of the same failure, session 33)."""
+        if not self.changed:
+            return False
+        self.notify(
+            f"{reason.rstrip('.')}. Changes no longer packed; press d to try again.",
+            title=title,
+            severity="error",
+            timeout=8,
+        )
+        self.changed = False
+        return True
+
     @on(ChangesRead)
     def show_changes(self, message: ChangesRead) -> None:
         if not self.changed:
@@ -288,13 +303,7 @@ class ChoicesScreen(RankingScreen):
             # git failed (a damaged index): the worker's notification said so but `changed`
             # stayed on, and was saved on for every later open (review, session 33). It goes
             # off, at a press, an open or a refresh alike; d tries again.
-            self.notify(
-                f"{message.notice.rstrip('.')}. Changes no longer packed; press d to try again.",
-                title="Could not read the changes",
-                severity="error",
-                timeout=8,
-            )
-            self.changed = False
+            self.changes_unreadable("Could not read the changes", message.notice)
             return
         if announce and message.changes is None:
             self.notify(message.notice, title="Changes", timeout=4)

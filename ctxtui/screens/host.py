@@ -48,7 +48,7 @@ from ctxtui.workspace.notices import (
 )
 from ctxtui.workspace.semantic import stage_of
 from engine.changes import Changes
-from engine.errors import EngineError
+from engine.errors import EngineError, GitError
 from engine.model import Format, Level, Progress
 from engine.saved import same_files
 
@@ -566,7 +566,16 @@ class WorkspaceHost(Screen[None]):
         if worker.group == "refresh":
             self._next_refresh = time.monotonic() + REFRESH_INTERVAL
         doing = _DOING.get(worker.group or "", worker.group)
+        if isinstance(worker.error, GitError) and self.changes_unreadable(
+            f"Could not {doing}", text
+        ):
+            return
         self.notify(text, title=f"Could not {doing}", severity="error", timeout=8)
+
+    def changes_unreadable(self, title: str, reason: str) -> bool:
+        """git failed to read the packed changes (a copy or a save read them again): the
+        layer above turns their packing off and says so, in one notice. Whether it did."""
+        return False
 
 
 _DOING = {
