@@ -188,6 +188,15 @@ class ChoicesScreen(RankingScreen):
         event.stop()
         self.notify("Nothing to pin or level: no file is ranked for this question.", timeout=3)
 
+    @on(FileList.QuestionMovedOn)
+    def say_question_moved_on(self, event: FileList.QuestionMovedOn) -> None:
+        event.stop()
+        self.notify(
+            "Pin or level keys pressed before the list came were not applied: the question"
+            " changed before it was ranked.",
+            timeout=5,
+        )
+
     @on(FileList.RequestsSent)
     def run_after_requests(self, event: FileList.RequestsSent) -> None:
         event.stop()

@@ -127,11 +127,15 @@ class MainScreen(ChoicesScreen):
         self._output_waiting: list[Callable[[], None]] = []
         """Copy and save (ctrl+y, ctrl+s) pressed before the question's ranked list, in the
         order pressed: each runs once the list is shown (`answer_shown`)."""
+        self._handed_over: set[events.Key] = set()
+        """Keys the app handed this screen itself, nothing having focus as they arrived
+        (typed before the first frame): `on_key` runs each in its turn."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """tab says where it goes; the letter keys hide while the question has focus. With
         nothing focused yet (keys typed before the first frame), tab, escape and / are not
-        run as they arrive but in their turn, by `on_key`."""
+        run as they arrive but in their turn, by `on_key` (escape and / there only from the
+        list: in the question, escape does nothing and / is typed)."""
         if action in ("focus_list", "focus_query") and self.focused is None:
             return False
         in_question = isinstance(self.focused, QueryBar)
@@ -141,12 +145,28 @@ class MainScreen(ChoicesScreen):
             return not in_question
         return super().check_action(action, parameters)
 
-    def on_key(self, event: events.Key) -> None:
-        """A tab typed before the first frame goes to the list in its turn, after the letters
-        typed before it (they are the question's) and before the keys after it (the list's:
-        `p` pins rank 1 once the rows come). Run as it arrived, as a priority key is, it
-        went before those letters, found nothing focused and focused the question: `why
-        tab p` gave the question "pwhy" (review, session 33)."""
+    def _forward_event(self, event: events.Event) -> None:
+        """The app hands a key to the screen itself only when nothing has focus (Textual 8:
+        to the focused widget otherwise): note it for `on_key`."""
+        if isinstance(event, events.Key):
+            self._handed_over.add(event)
+        super()._forward_event(event)
+
+    async def on_key(self, event: events.Key) -> None:
+        """Keys typed before the first frame, each in its turn.
+
+        A tab goes to the list after the letters typed before it (they are the question's)
+        and before the keys after it (the list's: `p` pins rank 1 once the rows come). Run as
+        it arrived, as a priority key is, it went before those letters, found nothing focused
+        and focused the question: `why tab p` gave the question "pwhy" (review, session 33).
+
+        The keys after it, while the list has focus, run here too, each as it comes: escape
+        and / back to the question, the list's keys by their binding. escape was dropped
+        (its priority binding found nothing focused as it arrived), and the list's keys,
+        whose bindings the app looks up once a key has gone up to it, ran after an escape
+        handled here: `session tab p escape x` must pin rank 1, then type the x."""
+        handed_over = event in self._handed_over
+        self._handed_over.discard(event)
         if event.key == "tab":  # only an early one gets here: the priority binding takes the rest
             event.stop()
             event.prevent_default()  # the layers' own on_key (the question's letters) too
@@ -154,6 +174,13 @@ class MainScreen(ChoicesScreen):
                 self.action_focus_query()
             else:
                 self.action_focus_list()
+        elif handed_over and isinstance(self.focused, FileList):
+            event.stop()
+            event.prevent_default()
+            if event.key in ("escape", "slash"):  # their binding, as from the list
+                self.action_focus_query()
+            elif (active := self.active_bindings.get(event.key)) and active.enabled:
+                await self.app.run_action(active.binding.action, active.node)
 
     # ------------------------------------------------------------------ focus and questions
 
