@@ -127,6 +127,8 @@ class MainScreen(ChoicesScreen):
         self._output_waiting: list[Callable[[], None]] = []
         """Copy and save (ctrl+y, ctrl+s) pressed before the question's ranked list, in the
         order pressed: each runs once the list is shown (`answer_shown`)."""
+        self._save_asked: str | None = None
+        """The question as typed when ctrl+s was last pressed (see `_save_pack`)."""
         self._handed_over: set[events.Key] = set()
         """Keys the app handed this screen itself, nothing having focus as they arrived
         (typed before the first frame): `on_key` runs each in its turn."""
@@ -369,11 +371,25 @@ class MainScreen(ChoicesScreen):
     def action_save_pack(self) -> None:
         """Ask for a file name and write the pack there (with the levels and pins asked for
         before)."""
+        self._save_asked = self.query_one(QueryBar).value
         self.file_list().after_requests(self._save_pack)
 
     def _save_pack(self) -> None:
         then = "the save asks for a file name once they are"
         if not self._ranked_for(self._save_pack, "save", then):
+            return
+        asked, self._save_asked = self._save_asked, None
+        if asked is not None and asked != self.query_one(QueryBar).value:
+            # Typed into since the press (the save waited for the list, or for the requests
+            # before it): the prompt, opening now, took the rest of a word typed into the
+            # question (session 33). The keys stay the question's; the save is asked again.
+            self.notify(
+                "Not saved: the question changed while the save waited for its list. "
+                "Press ctrl+s to save this one.",
+                title="Save",
+                severity="warning",
+                timeout=6,
+            )
             return
         assert self.workspace is not None and self.answer is not None
         self.remember_question()

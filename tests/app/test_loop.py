@@ -703,6 +703,34 @@ async def test_a_save_pressed_before_its_question_is_ranked_waits_for_its_list(
         assert "> refresh\n" in text and "auth/session.py" in text
 
 
+async def test_a_waiting_save_takes_no_key_typed_into_the_question_after_it(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # session 33: ctrl+s pressed during the first index, then more of the question typed: the
+    # prompt opened when the list came, mid-word, and the rest of the word went into it
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)  # the first index: no ranked file yet
+        return Workspace.open(root, **options)
+
+    app = app_factory(small_repo, workspace_factory=slow_open)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        question = screen.query_one(QueryBar)
+        await pilot.press(*"refresh", "ctrl+s", *" tok")
+        release.set()
+        await wait_until(pilot, lambda: screen.answer is not None)
+        await settle(pilot, "refresh tok")
+        await pilot.press(*"en")
+        await settle(pilot, "refresh token")
+        assert app.screen is screen and question.has_focus  # no prompt took the keys
+        assert question.value == "refresh token"
+        assert any(n.startswith("Not saved: the question changed") for n in notices(app))
+        await pilot.press("ctrl+s")  # asked again: the prompt, for this question
+        await wait_until(pilot, lambda: prompt_up(app, screen))
+
+
 async def test_pin_and_level_keys_that_find_no_ranked_file_say_so(
     small_repo: Path, app_factory: AppFactory
 ) -> None:
