@@ -11,7 +11,7 @@ import pytest
 from conftest import make_repo
 from textual.pilot import Pilot
 
-from app.support import REPO_FILES, FakeClipboard, notices, settle, wait_until
+from app.support import REPO_FILES, FakeClipboard, keep_notices, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.screens.main import MainScreen
 from ctxtui.widgets.budget_meter import BudgetMeter, layout_segments
@@ -187,16 +187,7 @@ async def test_a_copy_that_git_fails_says_what_failed_and_why_in_one_notice(
     """Session 33: ctrl+y with `d` on and git failing said "Could not copy: <git's reason>"
     and left `d` on; the next check, which re-indexed the file edited meanwhile, asked git
     again and said the same reason in a second notice ("Could not read the changes")."""
-    from ctxtui.screens.host import WorkspaceHost
-
-    said: list[tuple[str, str]] = []  # every notification, kept past its timeout
-    notify = WorkspaceHost.notify
-
-    def keep(self: WorkspaceHost, message: str, **options: Any) -> None:
-        said.append((options.get("title", ""), message))
-        notify(self, message, **options)
-
-    monkeypatch.setattr(WorkspaceHost, "notify", keep)
+    said = keep_notices(monkeypatch)
     root = shop_with_an_order(tmp_path)
     app = app_factory(root)
     reason = "git diff failed, so the changes are unknown: .git/index: index file smaller"

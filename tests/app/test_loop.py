@@ -25,6 +25,7 @@ from app.support import (
     FakeClipboard,
     burst,
     count_tokenizer_loads,
+    held_open,
     notices,
     pick_in_palette,
     prompt_up,
@@ -623,13 +624,8 @@ async def test_a_pin_pressed_before_the_first_rows_is_made_after_escape_too(
 ) -> None:
     # session 33: `tab p escape` during the first index dropped the pin waiting for the rows
     # (the list forgot it as it lost focus), where, once the rows are there, it pins rank 1
-    release = threading.Event()
-
-    def slow_open(root: Path, **options: Any) -> Workspace:
-        release.wait(30)  # the first index: the list has no rows yet
-        return Workspace.open(root, **options)
-
-    app = app_factory(small_repo, workspace_factory=slow_open)
+    release, held = held_open()  # the first index: the list has no rows yet
+    app = app_factory(small_repo, workspace_factory=held)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.main_screen
         await pilot.press(*"refresh", "tab", "p", "escape")
@@ -708,13 +704,8 @@ async def test_a_waiting_save_takes_no_key_typed_into_the_question_after_it(
 ) -> None:
     # session 33: ctrl+s pressed during the first index, then more of the question typed: the
     # prompt opened when the list came, mid-word, and the rest of the word went into it
-    release = threading.Event()
-
-    def slow_open(root: Path, **options: Any) -> Workspace:
-        release.wait(30)  # the first index: no ranked file yet
-        return Workspace.open(root, **options)
-
-    app = app_factory(small_repo, workspace_factory=slow_open)
+    release, held = held_open()  # the first index: no ranked file yet
+    app = app_factory(small_repo, workspace_factory=held)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.main_screen
         question = screen.query_one(QueryBar)
