@@ -166,7 +166,8 @@ class MainScreen(ChoicesScreen):
         and / back to the question, the list's keys by their binding. escape was dropped
         (its priority binding found nothing focused as it arrived), and the list's keys,
         whose bindings the app looks up once a key has gone up to it, ran after an escape
-        handled here: `session tab p escape x` must pin rank 1, then type the x."""
+        handled here: `session tab p escape x` must pin rank 1, then type the x. So do the
+        question's own editing keys while it has focus (the letters: RankingScreen)."""
         handed_over = event in self._handed_over
         self._handed_over.discard(event)
         if event.key == "tab":  # only an early one gets here: the priority binding takes the rest
@@ -183,6 +184,16 @@ class MainScreen(ChoicesScreen):
                 self.action_focus_query()
             elif (active := self.active_bindings.get(event.key)) and active.enabled:
                 await self.app.run_action(active.binding.action, active.node)
+        elif (
+            # the question's own editing keys (backspace, the arrows...) now too: looked up
+            # by the app after a tab handled here, `sessionx backspace tab` kept the x
+            handed_over
+            and isinstance(self.focused, QueryBar)
+            and not event.is_printable
+            and await self.focused.run_own_binding(event.key)
+        ):
+            event.stop()
+            event.prevent_default()
 
     # ------------------------------------------------------------------ focus and questions
 

@@ -581,6 +581,8 @@ async def test_tab_pin_and_copy_typed_before_the_first_frame_act_in_order(
         # the letters after escape are the question's (x left rank 1 out)
         (["tab", "escape", "s", "space", "x"], "sessions x", set(), False),
         (["tab", "slash", "s"], "sessions", set(), False),  # / from the list: not typed
+        # the question's editing keys in their turn too: the backspace before the tab
+        (["x", "backspace", "tab", "p", "escape"], "session", {"auth/session.py"}, False),
         # a pin for "session" cannot be made on the rows of "sessions": said, not made
         (["tab", "p", "escape", "s"], "sessions", set(), True),
     ],
