@@ -24,7 +24,8 @@ from ctxtui.screens.ranking import RankingScreen
 from ctxtui.state import ENCODINGS, next_in_cycle, parse_budget, step_budget
 from ctxtui.widgets.file_list import FileList
 from ctxtui.widgets.query_bar import QueryBar
-from ctxtui.workspace.notices import counted
+from ctxtui.workspace.answers import gone_paths
+from ctxtui.workspace.notices import counted, not_brought_back_notice
 from engine.errors import GitError
 from engine.model import Format, Level
 
@@ -135,7 +136,7 @@ class ChoicesScreen(RankingScreen):
         """Set pins and levels, remembering the old ones for an undo."""
         self._undo_choices.append((self.pinned, dict(self.overrides)))
         del self._undo_choices[:-UNDO_CHOICES]
-        self.pinned, self.overrides = pinned, dict(overrides)
+        self.set_choices(pinned, overrides)
 
     @on(FileList.LevelRequested)
     def set_level(self, event: FileList.LevelRequested) -> None:
@@ -187,6 +188,15 @@ class ChoicesScreen(RankingScreen):
         event.stop()
         self.notify("Nothing to pin or level: no file is ranked for this question.", timeout=3)
 
+    @on(FileList.QuestionMovedOn)
+    def say_question_moved_on(self, event: FileList.QuestionMovedOn) -> None:
+        event.stop()
+        self.notify(
+            "Pin or level keys pressed before the list came were not applied: the question"
+            " changed before it was ranked.",
+            timeout=5,
+        )
+
     @on(FileList.RequestsSent)
     def run_after_requests(self, event: FileList.RequestsSent) -> None:
         event.stop()
@@ -201,9 +211,20 @@ class ChoicesScreen(RankingScreen):
             self.notify("Nothing to undo.", timeout=2)
             return
         pinned, overrides = self._undo_choices.pop()
+        # a choice about a file gone from the index since stays gone: brought back, it was
+        # dropped again at the next check, with a second notice (session 33)
+        index = self.workspace.index if self.workspace is not None else None
+        gone = gone_paths(index, (*pinned, *overrides)) if index is not None else ()
+        if gone:
+            pinned = pinned - set(gone)
+            overrides = {p: v for p, v in overrides.items() if p not in gone}
         back = describe_choices(len(pinned), len(overrides))
-        self.pinned, self.overrides = pinned, dict(overrides)
-        self.notify(f"Back to {back}.", timeout=3)
+        self.set_choices(pinned, overrides)
+        if gone:
+            text = f"Back to {back}; {not_brought_back_notice(gone)}."
+            self.notify(text, timeout=8)
+        else:
+            self.notify(f"Back to {back}.", timeout=3)
 
     # ------------------------------------------------------------------ budget, format, encoding
 
@@ -267,6 +288,21 @@ class ChoicesScreen(RankingScreen):
             return
         self.post_message(ChangesRead(changes, notice))
 
+    def changes_unreadable(self, title: str, reason: str) -> bool:
+        """git failed to read the changes while they are packed: say why and that they are no
+        longer packed, in one notice, and turn `d` off (a copy that failed so, with `d` left
+        on, was followed by the next check's own notice of the same failure, session 33)."""
+        if not self.changed:
+            return False
+        self.notify(
+            f"{reason.rstrip('.')}. Changes no longer packed; press d to try again.",
+            title=title,
+            severity="error",
+            timeout=8,
+        )
+        self.changed = False
+        return True
+
     @on(ChangesRead)
     def show_changes(self, message: ChangesRead) -> None:
         if not self.changed:
@@ -276,13 +312,7 @@ class ChoicesScreen(RankingScreen):
             # git failed (a damaged index): the worker's notification said so but `changed`
             # stayed on, and was saved on for every later open (review, session 33). It goes
             # off, at a press, an open or a refresh alike; d tries again.
-            self.notify(
-                f"{message.notice.rstrip('.')}. Changes no longer packed; press d to try again.",
-                title="Could not read the changes",
-                severity="error",
-                timeout=8,
-            )
-            self.changed = False
+            self.changes_unreadable("Could not read the changes", message.notice)
             return
         if announce and message.changes is None:
             self.notify(message.notice, title="Changes", timeout=4)

@@ -48,7 +48,7 @@ from ctxtui.workspace.notices import (
 )
 from ctxtui.workspace.semantic import stage_of
 from engine.changes import Changes
-from engine.errors import EngineError
+from engine.errors import EngineError, GitError
 from engine.model import Format, Level, Progress
 from engine.saved import same_files
 
@@ -110,9 +110,9 @@ class WorkspaceHost(Screen[None]):
     encoding: reactive[str] = reactive("o200k_base", init=False)
     """Tokenizer encoding asked for (the workspace follows it, at once or shortly)."""
     pinned: var[frozenset[str]] = var(frozenset, init=False)
-    """Pinned paths."""
+    """Pinned paths (set with the levels by `set_choices`)."""
     overrides: var[Mapping[str, Level]] = var(dict, init=False)
-    """Levels the user chose per file."""
+    """Levels the user chose per file (set with the pins by `set_choices`)."""
     history: var[tuple[str, ...]] = var(tuple, init=False)
     """Earlier questions of this repository, newest first."""
     ready: reactive[bool] = reactive(False)
@@ -321,7 +321,9 @@ class WorkspaceHost(Screen[None]):
             and stage_of(workspace) is None
             and same_files(shown.index, workspace.index)
         )
-        self.adopt_workspace(workspace, rerank=not as_saved)
+        # the vanished files' choices go before the ranking below, which then leaves them out
+        dropped = self.drop_gone_choices(workspace, rank=False)
+        self.adopt_workspace(workspace, rerank=dropped or not as_saved)
         self.ready = True
         collector.settle()
         if workspace.encoding != self.encoding:  # `e` was pressed while it opened
@@ -338,12 +340,12 @@ class WorkspaceHost(Screen[None]):
                 timeout=10,
             )
         self.request_changes()
-        self.drop_gone_choices(workspace)
         self.workspace_opened(workspace)
 
-    def drop_gone_choices(self, workspace: jobs.WorkspaceAPI) -> None:
+    def drop_gone_choices(self, workspace: jobs.WorkspaceAPI, *, rank: bool = True) -> bool:
         """Unpin, and forget the level of, the files the checked tree no longer holds
-        (deleted, renamed, now skipped), and say so once.
+        (deleted, renamed, now skipped), and say so once; whether any went. With `rank`
+        off the caller ranks next (an open, a refresh): one ranking, not one more.
 
         They were kept, saved at every change and told of at every open until X cleared
         every pin with them (review, session 33). A pin is a choice about a file as it was:
@@ -353,13 +355,28 @@ class WorkspaceHost(Screen[None]):
         pins = gone_paths(workspace.index, self.pinned)
         levels = gone_paths(workspace.index, self.overrides)
         if not pins and not levels:
-            return
+            return False
         text = as_sentences([dropped_choices_notice(pins, levels)])
         self.notify(text, title="Choices", timeout=10)
-        if pins:
-            self.pinned = self.pinned - set(pins)
-        if levels:
-            self.overrides = {p: v for p, v in self.overrides.items() if p not in levels}
+        overrides = {p: v for p, v in self.overrides.items() if p not in levels}
+        self.set_choices(self.pinned - set(pins), overrides, rank=rank)
+        return True
+
+    def set_choices(
+        self, pinned: frozenset[str], overrides: Mapping[str, Level], *, rank: bool = True
+    ) -> None:
+        """Set pins and levels together, then save the state and rank once (unless `rank`
+        is off). Assigned one after the other, each reactive's watcher saved and ranked:
+        dropping a vanished file's pin and level saved twice and ranked twice, and a refresh
+        that found it ranked a third time (session 33)."""
+        overrides = dict(overrides)
+        if pinned == self.pinned and overrides == self.overrides:
+            return
+        self.set_reactive(WorkspaceHost.pinned, frozenset(pinned))
+        self.set_reactive(WorkspaceHost.overrides, overrides)
+        self.save_state()
+        if rank:
+            self.request_rank()
 
     def workspace_opened(self, workspace: jobs.WorkspaceAPI) -> None:
         """The first open is done (the layer above starts background work)."""
@@ -523,8 +540,8 @@ class WorkspaceHost(Screen[None]):
             collector.settle(collect=True)  # off the typing path: an idle check, focus-in or r
             self.notify("Re-indexed the files changed on disk.", timeout=2)
             self.request_changes()
-            if self.workspace is not None:
-                self.drop_gone_choices(self.workspace)
+            if self.workspace is not None:  # ranked below, once
+                self.drop_gone_choices(self.workspace, rank=False)
         elif not message.automatic:
             self.notify("No changes on disk.", timeout=2)
         if message.changed or not message.automatic:
@@ -549,7 +566,16 @@ class WorkspaceHost(Screen[None]):
         if worker.group == "refresh":
             self._next_refresh = time.monotonic() + REFRESH_INTERVAL
         doing = _DOING.get(worker.group or "", worker.group)
+        if isinstance(worker.error, GitError) and self.changes_unreadable(
+            f"Could not {doing}", text
+        ):
+            return
         self.notify(text, title=f"Could not {doing}", severity="error", timeout=8)
+
+    def changes_unreadable(self, title: str, reason: str) -> bool:
+        """git failed to read the packed changes (a copy or a save read them again): the
+        layer above turns their packing off and says so, in one notice. Whether it did."""
+        return False
 
 
 _DOING = {

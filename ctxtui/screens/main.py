@@ -127,11 +127,17 @@ class MainScreen(ChoicesScreen):
         self._output_waiting: list[Callable[[], None]] = []
         """Copy and save (ctrl+y, ctrl+s) pressed before the question's ranked list, in the
         order pressed: each runs once the list is shown (`answer_shown`)."""
+        self._save_asked: str | None = None
+        """The question as typed when ctrl+s was last pressed (see `_save_pack`)."""
+        self._handed_over: set[events.Key] = set()
+        """Keys the app handed this screen itself, nothing having focus as they arrived
+        (typed before the first frame): `on_key` runs each in its turn."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """tab says where it goes; the letter keys hide while the question has focus. With
         nothing focused yet (keys typed before the first frame), tab, escape and / are not
-        run as they arrive but in their turn, by `on_key`."""
+        run as they arrive but in their turn, by `on_key` (escape and / there only from the
+        list: in the question, escape does nothing and / is typed)."""
         if action in ("focus_list", "focus_query") and self.focused is None:
             return False
         in_question = isinstance(self.focused, QueryBar)
@@ -141,12 +147,29 @@ class MainScreen(ChoicesScreen):
             return not in_question
         return super().check_action(action, parameters)
 
-    def on_key(self, event: events.Key) -> None:
-        """A tab typed before the first frame goes to the list in its turn, after the letters
-        typed before it (they are the question's) and before the keys after it (the list's:
-        `p` pins rank 1 once the rows come). Run as it arrived, as a priority key is, it
-        went before those letters, found nothing focused and focused the question: `why
-        tab p` gave the question "pwhy" (review, session 33)."""
+    def _forward_event(self, event: events.Event) -> None:
+        """The app hands a key to the screen itself only when nothing has focus (Textual 8:
+        to the focused widget otherwise): note it for `on_key`."""
+        if isinstance(event, events.Key):
+            self._handed_over.add(event)
+        super()._forward_event(event)
+
+    async def on_key(self, event: events.Key) -> None:
+        """Keys typed before the first frame, each in its turn.
+
+        A tab goes to the list after the letters typed before it (they are the question's)
+        and before the keys after it (the list's: `p` pins rank 1 once the rows come). Run as
+        it arrived, as a priority key is, it went before those letters, found nothing focused
+        and focused the question: `why tab p` gave the question "pwhy" (review, session 33).
+
+        The keys after it, while the list has focus, run here too, each as it comes: escape
+        and / back to the question, the list's keys by their binding. escape was dropped
+        (its priority binding found nothing focused as it arrived), and the list's keys,
+        whose bindings the app looks up once a key has gone up to it, ran after an escape
+        handled here: `session tab p escape x` must pin rank 1, then type the x. So do the
+        question's own editing keys while it has focus (the letters: RankingScreen)."""
+        handed_over = event in self._handed_over
+        self._handed_over.discard(event)
         if event.key == "tab":  # only an early one gets here: the priority binding takes the rest
             event.stop()
             event.prevent_default()  # the layers' own on_key (the question's letters) too
@@ -154,6 +177,23 @@ class MainScreen(ChoicesScreen):
                 self.action_focus_query()
             else:
                 self.action_focus_list()
+        elif handed_over and isinstance(self.focused, FileList):
+            event.stop()
+            event.prevent_default()
+            if event.key in ("escape", "slash"):  # their binding, as from the list
+                self.action_focus_query()
+            elif (active := self.active_bindings.get(event.key)) and active.enabled:
+                await self.app.run_action(active.binding.action, active.node)
+        elif (
+            # the question's own editing keys (backspace, the arrows...) now too: looked up
+            # by the app after a tab handled here, `sessionx backspace tab` kept the x
+            handed_over
+            and isinstance(self.focused, QueryBar)
+            and not event.is_printable
+            and await self.focused.run_own_binding(event.key)
+        ):
+            event.stop()
+            event.prevent_default()
 
     # ------------------------------------------------------------------ focus and questions
 
@@ -342,11 +382,25 @@ class MainScreen(ChoicesScreen):
     def action_save_pack(self) -> None:
         """Ask for a file name and write the pack there (with the levels and pins asked for
         before)."""
+        self._save_asked = self.query_one(QueryBar).value
         self.file_list().after_requests(self._save_pack)
 
     def _save_pack(self) -> None:
         then = "the save asks for a file name once they are"
         if not self._ranked_for(self._save_pack, "save", then):
+            return
+        asked, self._save_asked = self._save_asked, None
+        if asked is not None and asked != self.query_one(QueryBar).value:
+            # Typed into since the press (the save waited for the list, or for the requests
+            # before it): the prompt, opening now, took the rest of a word typed into the
+            # question (session 33). The keys stay the question's; the save is asked again.
+            self.notify(
+                "Not saved: the question changed while the save waited for its list. "
+                "Press ctrl+s to save this one.",
+                title="Save",
+                severity="warning",
+                timeout=6,
+            )
             return
         assert self.workspace is not None and self.answer is not None
         self.remember_question()

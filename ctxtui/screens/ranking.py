@@ -169,6 +169,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
         with Horizontal(id="panes"):
             file_list = FileList(id="file-list")
             file_list.redact_names = self.services.redact
+            file_list.question = lambda: query_bar.value  # as typed, before its Changed
             yield file_list
             yield Preview(id="preview")
         yield BudgetMeter(id="budget-meter")
@@ -193,7 +194,7 @@ class RankingScreen(WorkspaceHost, SemanticHook):
             self.set_timer(FIRST_LIST_WAIT, self.show_held_back)
         self.open_first()
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:  # async: as MainScreen's
         """A letter that reached the screen itself was typed before the question had focus
         (the terminal hands over keys typed during start-up before the first frame): it is
         the question's. Letters typed into the question never get here (the box takes them)."""
@@ -237,12 +238,6 @@ class RankingScreen(WorkspaceHost, SemanticHook):
 
     def watch_fmt(self) -> None:
         self.query_one(BudgetMeter).fmt = self.fmt
-        self._choices_changed()
-
-    def watch_pinned(self) -> None:
-        self._choices_changed()
-
-    def watch_overrides(self) -> None:
         self._choices_changed()
 
     def _choices_changed(self) -> None:

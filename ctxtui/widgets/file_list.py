@@ -250,7 +250,7 @@ class FileList(RequestingList):
             self.set_options([Option(empty, disabled=True)])
             self.post_message(self.Highlighted(None))
             if ranking is not None:
-                self.drop_waiting()  # an answer with no file: nothing for the keys to act on
+                self.drop_waiting(ranking.query)  # no file: nothing for the keys to act on
             return
         self.set_options(
             RowOption(row, ranked.path, style) for row, ranked in zip(rows, files, strict=True)
@@ -268,7 +268,8 @@ class FileList(RequestingList):
             self._return_to(min(place, len(paths) - 1), view)
         else:
             self._show_top()
-        self.act_on_waiting()
+        if ranking is not None:
+            self.act_on_waiting(ranking.query)
 
     def _return_to(self, index: int, scroll_y: float) -> None:
         """Highlight a row with the view where it was (`set_options` scrolled it home), moved

@@ -28,12 +28,18 @@ class OrderedInput(Input):
     async def _on_key(self, event: events.Key) -> None:
         """The box's own bindings run here, as the app would run them (priority bindings,
         the screen's tab and escape, ran before the key got here); letters as Input does."""
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):
-            if not binding.priority and await self.app.run_action(binding.action, self):
-                event.stop()
-                event.prevent_default()
-                return
+        if await self.run_own_binding(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         await super()._on_key(event)
+
+    async def run_own_binding(self, key: str) -> bool:
+        """Run the box's own (not priority) binding of `key` now; whether there was one."""
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def pasted_text(self, text: str) -> str:
         """What a paste puts in the box: Input's first line, without terminal codes or control

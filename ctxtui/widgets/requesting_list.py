@@ -44,6 +44,11 @@ class RequestingList(RowList):
         """Level or pin keys pressed before the first rows came found none: the answer has
         no file (they were dropped without a word before session 33)."""
 
+    class QuestionMovedOn(Message):
+        """Level or pin keys waited for the rows of a question edited before they came
+        (`tab p escape` and more letters, typed before the first list): not applied, and
+        said (they were dropped without a word when the list lost focus, session 33)."""
+
     class RequestsSent(Message):
         """Sent through the list by `after_requests`: reaches the screen after the level and
         pin requests sent before it."""
@@ -55,10 +60,13 @@ class RequestingList(RowList):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._waiting: list[Callable[[str], Message]] = []
-        """Requests of keys pressed while the list had no rows, for its first row once the
-        rows come (review, session 29: they were dropped, so `tab p` typed right after the
-        question pinned nothing)."""
+        self._waiting: list[tuple[str, Callable[[str], Message]]] = []
+        """Requests of keys pressed while the list had no rows, each with the question then
+        typed, for the first row of that question's rows once they come (review, session
+        29: they were dropped, so `tab p` typed right after the question pinned nothing)."""
+        self.question: Callable[[], str] = str
+        """The question as typed now (the screen's box): a key that waits for rows waits
+        for this question's."""
 
     @property
     def highlighted_path(self) -> str | None:
@@ -66,25 +74,33 @@ class RequestingList(RowList):
         option = self.highlighted_option
         return option.id if option is not None else None
 
-    def on_blur(self) -> None:
-        self._waiting.clear()  # back to the question: a key left waiting is not for its rows
-
-    def act_on_waiting(self) -> None:
-        """The rows came: send the requests of keys pressed before them, for the row under
-        the cursor (rank 1), in the order pressed."""
-        if not self._waiting:
-            return
-        waiting, self._waiting = self._waiting, []
+    def act_on_waiting(self, question: str) -> None:
+        """The rows of `question` came: send the requests of keys pressed for it before
+        them, for the row under the cursor (rank 1), in the order pressed, also when the
+        keys went back to the question since (`tab p escape`: the pin, then the question,
+        as once the rows are there)."""
         path = self.highlighted_path
-        if path is not None and self.has_focus:
-            for request in waiting:
+        for request in self._due(question):
+            if path is not None:
                 self.post_message(request(path))
 
-    def drop_waiting(self) -> None:
-        """The answer came with no file: the keys pressed before it have nothing to act on."""
-        if self._waiting:
-            self._waiting.clear()
+    def drop_waiting(self, question: str) -> None:
+        """The answer to `question` came with no file: the keys pressed for it before it
+        have nothing to act on."""
+        if self._due(question):
             self.post_message(self.NothingToActOn())
+
+    def _due(self, question: str) -> list[Callable[[str], Message]]:
+        """Take the requests waiting for the rows of `question`; drop, and say, those whose
+        question was edited since (its rows will never come); keep the others (the rows of
+        an older question came first: theirs are on their way)."""
+        now = self.question()
+        due = [request for asked, request in self._waiting if asked == question]
+        moved_on = any(asked not in (question, now) for asked, _request in self._waiting)
+        self._waiting = [(a, r) for a, r in self._waiting if a != question and a == now]
+        if moved_on:
+            self.post_message(self.QuestionMovedOn())
+        return due
 
     def action_request_level(self, level: str) -> None:
         """Ask for a level for the highlighted file ('auto' for automatic)."""
@@ -108,4 +124,4 @@ class RequestingList(RowList):
         if (path := self.highlighted_path) is not None:
             self.post_message(request(path))
         else:
-            self._waiting.append(request)
+            self._waiting.append((self.question(), request))

@@ -108,6 +108,15 @@ def dropped_choices_notice(pins: Sequence[str], levels: Sequence[str]) -> str:
     )
 
 
+def not_brought_back_notice(paths: Sequence[str]) -> str:
+    """The choices an undo left out, about files the index no longer holds: "not brought
+    back, 1 file no longer in the repository's index: gone.py"."""
+    return (
+        f"not brought back, {counted(len(paths), 'file')} no longer in the repository's "
+        f"index: {_names(sorted(paths))}"
+    )
+
+
 def _names(paths: Iterable[str], details: Mapping[str, str] | None = None) -> str:
     """The first NAMES_SHOWN paths as shown, each with its detail if given ("locked:
     Permission denied"), and how many more."""

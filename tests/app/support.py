@@ -5,8 +5,10 @@ Waiting is done by polling a condition while the app runs, never by sleeps.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from textual.pilot import Pilot
 from textual.worker import WorkerState
 
 from ctxtui.app import CtxtuiApp
+from ctxtui.workspace import Workspace
 from ctxtui.workspace import core as core_module
 
 SESSION_PY = '''"""User sessions: creation, refresh and expiry."""
@@ -249,3 +252,31 @@ def count_tokenizer_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(core_module.engine, "load_tokenizer", counting_load)
     return loaded
+
+
+def keep_notices(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """From now on, note every notification of the main screen, (title, message), in the
+    returned list: kept past its timeout, which a loaded machine may reach first."""
+    from ctxtui.screens.host import WorkspaceHost
+
+    said: list[tuple[str, str]] = []
+    notify = WorkspaceHost.notify
+
+    def keep(self: WorkspaceHost, message: str, **options: Any) -> None:
+        said.append((options.get("title", ""), message))
+        notify(self, message, **options)
+
+    monkeypatch.setattr(WorkspaceHost, "notify", keep)
+    return said
+
+
+def held_open() -> tuple[threading.Event, Callable[..., Workspace]]:
+    """A workspace factory whose open waits (30 s at most) for the returned event: a first
+    index still running, the list without rows."""
+    release = threading.Event()
+
+    def slow_open(root: Path, **options: Any) -> Workspace:
+        release.wait(30)
+        return Workspace.open(root, **options)
+
+    return release, slow_open

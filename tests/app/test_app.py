@@ -16,7 +16,7 @@ from rich.cells import cell_len
 from textual import events
 from textual.pilot import Pilot
 
-from app.support import REPO_FILES, notices, settle, wait_until
+from app.support import REPO_FILES, keep_notices, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.screens.ranking import NO_MATCH_PAUSE
 from ctxtui.widgets.budget_meter import BudgetMeter
@@ -576,17 +576,12 @@ async def test_pins_and_levels_of_vanished_files_are_dropped_and_said_once(
 ) -> None:
     # review, session 33: a pinned file deleted from disk stayed pinned, saved and told of at
     # every open, until X cleared every pin with it
-    from ctxtui.screens.host import WorkspaceHost
     from ctxtui.state import RepoState, StateStore
 
-    said: list[str] = []  # every notification, kept past its timeout (a loaded machine)
-    notify = WorkspaceHost.notify
+    kept = keep_notices(monkeypatch)
 
-    def keep(self: WorkspaceHost, message: str, **options: Any) -> None:
-        said.append(message)
-        notify(self, message, **options)
-
-    monkeypatch.setattr(WorkspaceHost, "notify", keep)
+    def told() -> list[str]:
+        return [n for _title, n in kept if "no longer in the repository's index" in n]
 
     state_dir = tmp_path / "state"
     store = StateStore(small_repo, state_dir)
@@ -603,8 +598,7 @@ async def test_pins_and_levels_of_vanished_files_are_dropped_and_said_once(
         await wait_until(pilot, lambda: screen.pinned == {"db/models.py"})
         await settle(pilot, QUESTION)
         assert screen.overrides == {"auth/tokens.py": Level.OUTLINE}
-        told = [n for n in said if "no longer in the repository's index" in n]
-        assert told == [
+        assert told() == [
             "Unpinned 1 file and dropped the level of 1 file no longer in the repository's "
             "index (deleted, renamed or skipped): gone.py, old/notes.md."
         ]
@@ -620,9 +614,8 @@ async def test_pins_and_levels_of_vanished_files_are_dropped_and_said_once(
         assert screen.answer is not None and screen.packed is not None
         assert "db/models.py" not in {f.path for f in screen.answer.ranking.files}
         assert "db/models.py" not in {e.path for e in screen.packed[1].entries}
-        told = [n for n in said if "no longer in the repository's index" in n]
-        assert len(told) == 2 and told[1].startswith("Unpinned 1 file no longer")
-        assert told[1].endswith(": db/models.py.")
+        assert len(told()) == 2 and told()[1].startswith("Unpinned 1 file no longer")
+        assert told()[1].endswith(": db/models.py.")
         assert store.load()[0].pinned == frozenset()
 
         models.write_text(text, encoding="utf-8")  # it comes back: pinned again by hand
@@ -630,7 +623,96 @@ async def test_pins_and_levels_of_vanished_files_are_dropped_and_said_once(
         await wait_until(pilot, lambda: "db/models.py" in screen.workspace.index.path_ids)
         await settle(pilot)
         assert screen.pinned == frozenset()
-        assert len([n for n in said if "no longer in the" in n]) == 2  # each said once
+        assert len(told()) == 2  # each said once
+
+
+async def test_vanished_files_pins_and_levels_go_in_one_save_and_one_ranking(
+    small_repo: Path, app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 33: dropping a vanished file's pin and its level set each reactive in turn, and
+    # each one's watcher saved the state and ranked: two saves, two rankings, and a refresh
+    # that found the file gone ranked a third time
+    from ctxtui.screens.ranking import RankingScreen
+    from ctxtui.state import RepoState, StateStore
+
+    rankings: list[str] = []
+    saves: list[RepoState] = []
+    run_rank, save = RankingScreen.run_rank, StateStore.save
+
+    def counting_rank(self: RankingScreen, *args: Any) -> Any:
+        rankings.append(args[2])  # the question
+        return run_rank(self, *args)
+
+    def counting_save(self: StateStore, state: RepoState) -> None:
+        saves.append(state)
+        save(self, state)
+
+    monkeypatch.setattr(RankingScreen, "run_rank", counting_rank)
+    monkeypatch.setattr(StateStore, "save", counting_save)
+    state_dir = tmp_path / "state"
+    kept = "db/models.py"
+    StateStore(small_repo, state_dir).save(
+        RepoState(
+            pinned=frozenset({"gone.py", kept}),
+            overrides={"old/notes.md": Level.FULL, kept: Level.OUTLINE},
+            query=QUESTION,
+        )
+    )
+    saves.clear()
+    app = app_factory(small_repo, state_dir=state_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await wait_until(pilot, lambda: screen.pinned == {kept})
+        await settle(pilot, QUESTION)
+        assert dict(screen.overrides) == {kept: Level.OUTLINE}
+        assert rankings == [QUESTION] and len(saves) == 1  # at the open
+        await pilot.press("tab")  # the question joins the history (a save of its own)
+        await settle(pilot, QUESTION)
+        rankings.clear()
+        saves.clear()
+        (small_repo / kept).unlink()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: not screen.pinned)
+        await settle(pilot, QUESTION)
+        assert screen.overrides == {}
+        assert rankings == [QUESTION] and len(saves) == 1  # at a refresh
+        assert saves[0].pinned == frozenset() and saves[0].overrides == {}
+
+
+async def test_undo_brings_back_no_choice_about_a_file_gone_from_the_index(
+    small_repo: Path, app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 33: `u` pinned again a file deleted since it was unpinned; the next check found
+    # it gone and dropped the pin again, with a second notice
+    kept = keep_notices(monkeypatch)
+    app = app_factory(small_repo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await pilot.press(*"session", "tab")
+        await settle(pilot, "session")
+        top = screen.query_one(FileList).highlighted_path
+        assert top is not None and screen.query_one(FileList).has_focus
+        await pilot.press("o", "p", "p")  # a level, a pin, the pin taken back
+        await wait_until(pilot, lambda: len(screen._undo_choices) == 3)
+        await settle(pilot, "session")
+        assert screen.pinned == frozenset() and dict(screen.overrides) == {top: Level.OUTLINE}
+        (small_repo / top).unlink()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: not screen.overrides)  # its level dropped
+        await settle(pilot, "session")
+        kept.clear()
+        await pilot.press("u")  # would pin it again
+        await wait_until(pilot, lambda: bool(kept))
+        await settle(pilot, "session")
+        assert screen.pinned == frozenset() and screen.overrides == {}
+        assert [n for _title, n in kept] == [
+            f"Back to nothing; not brought back, 1 file no longer in the repository's index: {top}."
+        ]
+        (small_repo / "README.md").write_text("# Shop\n\nEdited.\n", encoding="utf-8")
+        await pilot.press("r")  # the next check: nothing to drop, nothing said of it
+        await wait_until(pilot, lambda: any("Re-indexed" in n for _title, n in kept))
+        await settle(pilot, "session")
+        assert not any("no longer in the repository's index" in n for _title, n in kept[1:])
 
 
 async def test_encoding_key_switches_the_tokenizer(

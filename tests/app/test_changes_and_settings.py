@@ -11,7 +11,7 @@ import pytest
 from conftest import make_repo
 from textual.pilot import Pilot
 
-from app.support import REPO_FILES, FakeClipboard, notices, settle, wait_until
+from app.support import REPO_FILES, FakeClipboard, keep_notices, notices, settle, wait_until
 from ctxtui.app import CtxtuiApp
 from ctxtui.screens.main import MainScreen
 from ctxtui.widgets.budget_meter import BudgetMeter, layout_segments
@@ -171,11 +171,43 @@ async def test_a_git_that_fails_to_read_the_changes_is_said_in_a_notification(
         (root / ".git" / "index").write_bytes(b"garbage")
         await pilot.press("c")
         await wait_until(pilot, lambda: any(reason in n for n in notices(app)))
-        assert fake_clipboard.copies == 0
-        await pilot.press("d", "d")  # off, and on again: git is asked again
+        assert fake_clipboard.copies == 0 and not screen.changed  # off, as a failed d
+        await pilot.press("d")  # on again: git is asked again
         await wait_until(pilot, lambda: sum(reason in n for n in notices(app)) == 2)
         assert not any("no changes against" in n for n in notices(app))
         assert screen.is_attached
+
+
+async def test_a_copy_that_git_fails_says_what_failed_and_why_in_one_notice(
+    tmp_path: Path,
+    app_factory: Callable[..., CtxtuiApp],
+    fake_clipboard: FakeClipboard,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Session 33: ctrl+y with `d` on and git failing said "Could not copy: <git's reason>"
+    and left `d` on; the next check, which re-indexed the file edited meanwhile, asked git
+    again and said the same reason in a second notice ("Could not read the changes")."""
+    said = keep_notices(monkeypatch)
+    root = shop_with_an_order(tmp_path)
+    app = app_factory(root)
+    reason = "git diff failed, so the changes are unknown: .git/index: index file smaller"
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await packing_the_changes(pilot, app, "refund order")
+        said.clear()
+        (root / ".git" / "index").write_bytes(b"garbage")
+        (root / "db" / "orders.py").write_text("def refund_order(order):\n    return 1\n")
+        await pilot.press("ctrl+y")
+        await wait_until(pilot, lambda: any(reason in n for _t, n in said))
+        await pilot.press("r")  # the check that re-indexes the edited file
+        await wait_until(pilot, lambda: any("Re-indexed" in n for _t, n in said))
+        await settle(pilot)
+        failures = [(title, n) for title, n in said if reason in n]
+        assert len(failures) == 1 and fake_clipboard.copies == 0
+        title, text = failures[0]
+        assert title == "Could not copy"
+        assert text.endswith("Changes no longer packed; press d to try again.")
+        assert not screen.changed and screen.changes is None
+        assert screen.packed is not None and "## Changes" not in screen.packed[2].text
 
 
 async def test_d_goes_back_off_when_git_fails_to_read_the_changes(

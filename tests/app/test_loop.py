@@ -25,6 +25,7 @@ from app.support import (
     FakeClipboard,
     burst,
     count_tokenizer_loads,
+    held_open,
     notices,
     pick_in_palette,
     prompt_up,
@@ -572,6 +573,72 @@ async def test_tab_pin_and_copy_typed_before_the_first_frame_act_in_order(
         assert not any("Nothing to copy" in n for n in notices(app))
 
 
+@pytest.mark.parametrize(
+    ("keys", "question", "pinned", "told"),
+    [
+        # the pin in its turn, then the question has the keys
+        (["tab", "p", "escape"], "session", {"auth/session.py"}, False),
+        # the letters after escape are the question's (x left rank 1 out)
+        (["tab", "escape", "s", "space", "x"], "sessions x", set(), False),
+        (["tab", "slash", "s"], "sessions", set(), False),  # / from the list: not typed
+        # the question's editing keys in their turn too: the backspace before the tab
+        (["x", "backspace", "tab", "p", "escape"], "session", {"auth/session.py"}, False),
+        # a pin for "session" cannot be made on the rows of "sessions": said, not made
+        (["tab", "p", "escape", "s"], "sessions", set(), True),
+    ],
+)
+async def test_escape_typed_before_the_first_frame_goes_back_to_the_question_in_its_turn(
+    small_repo: Path,
+    app_factory: AppFactory,
+    keys: list[str],
+    question: str,
+    pinned: set[str],
+    told: bool,
+) -> None:
+    # session 33: an escape typed with the first keys was dropped (its priority binding found
+    # nothing focused as it arrived, and nothing ran it in its turn): the keys after it
+    # stayed in the list, `session tab escape x` left rank 1 out
+    app = app_factory(small_repo)
+    typed: list[str] = []
+
+    def type_early(message: Any) -> None:
+        if isinstance(message, events.Mount) and message._sender is app and not typed:
+            assert app._driver is not None
+            for key in [*"session", *keys]:
+                typed.append(key)
+                character = " " if key == "space" else key if len(key) == 1 else None
+                app._driver.send_message(events.Key(key, character))
+
+    async with app.run_test(size=(120, 36), message_hook=type_early) as pilot:
+        screen = app.main_screen
+        await wait_until(pilot, lambda: screen.pinned == pinned and screen.answer is not None)
+        await settle(pilot, question)
+        assert len(typed) == 7 + len(keys)
+        assert screen.query_one(QueryBar).has_focus
+        assert screen.query_one(QueryBar).value == question
+        assert screen.pinned == pinned and screen.overrides == {}
+        said = any("were not applied: the question changed" in n for n in notices(app))
+        assert said is told
+
+
+async def test_a_pin_pressed_before_the_first_rows_is_made_after_escape_too(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # session 33: `tab p escape` during the first index dropped the pin waiting for the rows
+    # (the list forgot it as it lost focus), where, once the rows are there, it pins rank 1
+    release, held = held_open()  # the first index: the list has no rows yet
+    app = app_factory(small_repo, workspace_factory=held)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        await pilot.press(*"refresh", "tab", "p", "escape")
+        assert screen.query_one(QueryBar).has_focus and screen.pinned == set()
+        release.set()
+        await wait_until(pilot, lambda: bool(screen.pinned))
+        await settle(pilot, "refresh")
+        assert screen.pinned == {"auth/session.py"}
+        assert screen.query_one(QueryBar).has_focus
+
+
 async def test_a_copy_pressed_before_its_question_is_ranked_waits_for_its_list(
     small_repo: Path, app_factory: AppFactory, fake_clipboard: FakeClipboard
 ) -> None:
@@ -632,6 +699,29 @@ async def test_a_save_pressed_before_its_question_is_ranked_waits_for_its_list(
         assert app.screen is screen  # asked once for the two presses
         text = (tmp_path / "waited.md").read_text("utf-8")
         assert "> refresh\n" in text and "auth/session.py" in text
+
+
+async def test_a_waiting_save_takes_no_key_typed_into_the_question_after_it(
+    small_repo: Path, app_factory: AppFactory
+) -> None:
+    # session 33: ctrl+s pressed during the first index, then more of the question typed: the
+    # prompt opened when the list came, mid-word, and the rest of the word went into it
+    release, held = held_open()  # the first index: no ranked file yet
+    app = app_factory(small_repo, workspace_factory=held)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.main_screen
+        question = screen.query_one(QueryBar)
+        await pilot.press(*"refresh", "ctrl+s", *" tok")
+        release.set()
+        await wait_until(pilot, lambda: screen.answer is not None)
+        await settle(pilot, "refresh tok")
+        await pilot.press(*"en")
+        await settle(pilot, "refresh token")
+        assert app.screen is screen and question.has_focus  # no prompt took the keys
+        assert question.value == "refresh token"
+        assert any(n.startswith("Not saved: the question changed") for n in notices(app))
+        await pilot.press("ctrl+s")  # asked again: the prompt, for this question
+        await wait_until(pilot, lambda: prompt_up(app, screen))
 
 
 async def test_pin_and_level_keys_that_find_no_ranked_file_say_so(
