@@ -105,14 +105,15 @@ Path_ = Annotated[
 
 class _Server(MCPServer):
     """The SDK's server, with arguments that do not fit a tool's schema told in one line,
-    and a request that escapes a lone surrogate answered (ctxtui.mcp.wire)."""
+    a request that escapes a lone surrogate answered, and a line that is no request answered
+    with its JSON-RPC error (ctxtui.mcp.wire)."""
 
     async def run_stdio_async(self) -> None:
         """The SDK's own, with the transport's read stream in `SurrogatesReplaced` (the SDK
         has no hook for the lines its reader could not read: it drops them)."""
         async with stdio_server() as (read_stream, write_stream):
             await self._lowlevel_server.run(
-                SurrogatesReplaced(read_stream),
+                SurrogatesReplaced(read_stream, write_stream),
                 write_stream,
                 self._lowlevel_server.create_initialization_options(),
             )

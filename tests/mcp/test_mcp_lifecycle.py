@@ -193,3 +193,29 @@ def test_a_call_whose_json_escapes_a_lone_surrogate_is_answered(
         watchdog.cancel()
         server.process.kill()
         server.hang_up()
+
+
+def test_a_line_that_is_no_request_is_answered_and_the_server_serves_on(tmp_path: Path) -> None:
+    # session 34: a line that was not JSON, or JSON but no message, got no answer (the SDK's
+    # reader drops it): a client waiting for it waited for ever. JSON-RPC 2.0 answers a
+    # parse error (-32700) or an invalid request (-32600), id null when it has none
+    repo = make_repo(tmp_path / "demo", FILES, git=True)
+    server = RawServer(repo, {**os.environ, "CTXTUI_SEMANTIC": "off"})
+    watchdog = threading.Timer(120, server.process.kill)  # no answer: fail, do not hang
+    watchdog.start()
+    try:
+        assert server.process.stdin is not None and server.process.stdout is not None
+        server.process.stdin.write('not json {\n\n{"jsonrpc": "2.0", "id": 41}\n[]\n')
+        server.process.stdin.flush()
+        errors = [json.loads(server.process.stdout.readline()) for _ in range(3)]
+        assert [(e["id"], e["error"]["code"]) for e in errors] == [
+            (None, -32700),
+            (41, -32600),
+            (None, -32600),
+        ]
+        asked = server.call("rank_files", {"question": "login"})
+        assert not server.answers([asked])[asked]["result"]["isError"]
+    finally:
+        watchdog.cancel()
+        server.process.kill()
+        server.hang_up()
