@@ -331,6 +331,35 @@ def test_app_on_a_missing_folder_is_exit_1_without_starting(run: Run, tmp_path: 
     assert "no such folder" in one_line(err)
 
 
+EMPTY_NAME = "ctxtui: no such folder: '' (an empty name; . is the current folder)\n"
+
+
+@pytest.mark.parametrize(
+    "argv", [["rank", "session"], ["pack", "session"], ["index"], ["config"], ["config", "--json"]]
+)
+def test_an_empty_folder_name_is_refused_by_every_command(
+    run: Run, repo: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 34: `config ""` (a script's unset $REPO) showed the current folder's settings,
+    # and `mcp ""` and `ctxtui ""` served and opened it, while rank, pack and index said
+    # "no such folder: " (no name at all): every command now refuses it, in one line
+    monkeypatch.chdir(repo)
+    assert run(*argv, "") == (1, "", EMPTY_NAME)
+
+
+@pytest.mark.parametrize("argv", [["mcp", ""], [""]])
+def test_an_empty_folder_name_neither_serves_nor_opens_the_app(repo: Path, argv: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", *argv],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", EMPTY_NAME)
+
+
 @pytest.mark.parametrize("app", [False, True])
 @pytest.mark.parametrize(
     ("where", "says"), [("nowhere", "no such folder"), ("a.txt", "not a folder")]
