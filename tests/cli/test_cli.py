@@ -977,6 +977,25 @@ def test_a_file_name_that_is_not_utf8_is_indexed_ranked_and_packed(
     assert "cafe_au_lait" in packed["files"][0]["content"]
 
 
+@pytest.mark.parametrize("command", ["rank", "pack"])
+def test_focus_takes_a_name_that_is_not_utf8_as_rank_showed_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # session 34: rank and pack show `caf\xe9.py` as `caf\ufffd.py` (and MCP takes that name
+    # back), but `--focus caf\ufffd.py` said "no such file in the index", exit 2: a script
+    # that focused on a path rank --json gave it failed
+    repo = make_repo(tmp_path / "repo", {"ok.py": "def alpha():\n    pass\n"})
+    with open(bytes(repo) + b"/caf\xe9.py", "wb") as fh:
+        fh.write(b"x = 1\n")
+    assert main(["rank", "alpha", str(repo), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["path"] == "ok.py"
+    argv = [command, "alpha", str(repo), "--focus", "caf\ufffd.py"]
+    assert main([*argv, "--json"] if command == "rank" else [*argv, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    first = document[0] if command == "rank" else document["files"][0]
+    assert first["path"] == "caf\ufffd.py"
+
+
 @pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
 def test_changed_files_whose_names_are_not_utf8_give_a_utf8_pack(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
