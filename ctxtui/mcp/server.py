@@ -266,6 +266,9 @@ def serve(root: Path) -> None:
     and only cancelled the server, which then waited for the SDK's thread reading stdin, and
     a SIGTERM now and then did the same. `ctxtui.cli.QUICK_EXIT` then ends the process
     without waiting for that thread either.
+
+    Raises:
+        BrokenPipeError: the client closed the server's stdout (main() ends quietly, exit 0).
     """
     repository = WarmRepository(root)
     server = build_server(root, repository=repository)
@@ -283,5 +286,17 @@ def serve(root: Path) -> None:
         thread.join()  # interrupted by a signal's exception (ctxtui.cli._terminate_as_exit)
     finally:
         repository.close()
+    if failed and _client_stopped_reading(failed[0]):
+        # the SDK's writer met a closed stdout (the client closed its end and reads no more):
+        # the client left, as when it closes stdin; said as `rank | head` is (ctxtui.cli.main)
+        raise BrokenPipeError("the client closed the server's stdout") from None
     if failed:
         raise failed[0]
+
+
+def _client_stopped_reading(error: BaseException) -> bool:
+    """Whether the server stopped only on broken pipes (the SDK's task group wraps them)."""
+    group = getattr(error, "exceptions", None)  # an exception group (builtin from 3.11)
+    if isinstance(group, tuple) and group:
+        return all(_client_stopped_reading(inner) for inner in group)
+    return isinstance(error, BrokenPipeError)
