@@ -87,6 +87,10 @@ class Changes:
     first commit."""
     files: tuple[ChangedFile, ...]
     """Changed files sorted by path; empty when nothing changed."""
+    no_merge_base: bool = False
+    """A base was given and git found no merge base of it and HEAD (unrelated histories, a
+    shallow clone cut before it): `base_commit` is the base itself, and the diff holds what
+    HEAD lacks of the base as well as the work since."""
 
     @property
     def present(self) -> tuple[str, ...]:
@@ -118,7 +122,7 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
     root = os.fspath(root)
     if not _in_work_tree(root):
         return None
-    base_commit = _base_commit(root, base)
+    base_commit, no_merge_base = _base_commit(root, base)
     # --submodule=short: one "Subproject commit" block per submodule, whatever the user's
     # diff.submodule says (its "log" and "diff" forms write lines outside any block)
     diff_args = ("--submodule=short", "-M", "--relative", base_commit, "--", ".")
@@ -130,7 +134,10 @@ def read_changes(root: str | Path, base: str | None = None) -> Changes | None:
     files = [_unless_own_pack(root, f) for f in _tracked_changes(listed, patch)]
     files += [_untracked(root, os.fsdecode(raw)) for raw in untracked.split(b"\0") if raw]
     return Changes(
-        base=base or "HEAD", base_commit=base_commit, files=tuple(sorted(files, key=_by_path))
+        base=base or "HEAD",
+        base_commit=base_commit,
+        files=tuple(sorted(files, key=_by_path)),
+        no_merge_base=no_merge_base,
     )
 
 
@@ -209,8 +216,9 @@ def _reason(stderr: bytes) -> str:
     return lines[0] if lines else "it gave no reason"
 
 
-def _base_commit(root: str, base: str | None) -> str:
-    """The commit to diff against: HEAD, the merge base of `base` and HEAD, or the empty tree.
+def _base_commit(root: str, base: str | None) -> tuple[str, bool]:
+    """The commit to diff against: HEAD, the merge base of `base` and HEAD, or the empty tree;
+    and whether `base` itself stands in for a merge base git could not find.
 
     Raises:
         UsageError: `base` names no commit.
@@ -228,8 +236,8 @@ def _base_commit(root: str, base: str | None) -> str:
     if base is None:
         if head is None:  # no commit yet: everything is new
             empty = _git(root, "hash-object", "-t", "tree", "/dev/null")
-            return empty.decode().strip() if empty else EMPTY_TREE_SHA1
-        return head.decode().strip()
+            return (empty.decode().strip() if empty else EMPTY_TREE_SHA1), False
+        return head.decode().strip(), False
     if base.startswith("-"):
         raise UsageError(f"unknown base {base!r}: not a branch or commit")
     resolved = _git(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{base}^{{commit}}")
@@ -237,9 +245,9 @@ def _base_commit(root: str, base: str | None) -> str:
         raise UsageError(f"unknown base {base!r}: not a branch or commit")
     commit = resolved.decode().strip()
     if head is None:
-        return commit
+        return commit, False
     merge_base = _git(root, "merge-base", commit, "HEAD")
-    return merge_base.decode().strip() if merge_base else commit
+    return (merge_base.decode().strip(), False) if merge_base else (commit, True)
 
 
 def _tracked_changes(listed: bytes, patch: bytes) -> list[ChangedFile]:

@@ -127,7 +127,10 @@ def _unmatched(
 def check_root(root: str) -> None:
     """Raise ScanError with one line (naming `root` as given) unless it is a readable folder:
     missing, not a folder, a name too long, a parent or the folder itself the user may not
-    open. The front-ends ask it before reading a folder's settings."""
+    open, an empty name (a script's unset variable: `.` names the current folder). The
+    front-ends ask it, with the folder as given, before reading a folder's settings."""
+    if not root:
+        raise ScanError("no such folder: '' (an empty name; . is the current folder)")
     try:
         st = os.stat(root)
     except FileNotFoundError:

@@ -363,7 +363,7 @@ def _run_app(args_list: list[str]) -> int:
 
     root = Path(args.path).expanduser()
     try:
-        check_root(str(root))
+        check_root(os.path.expanduser(args.path))  # as given: Path("") is the current folder
     except ScanError as exc:
         print(f"ctxtui: {exc}", file=sys.stderr)
         return 1

@@ -26,6 +26,7 @@ from ctxtui.workspace.notices import counted, index_notices
 from engine import Progress
 from engine.model import SkipReason, printable
 from engine.scan import check_root
+from engine.shown_path import named as shown_as
 
 MAX_QUESTION_CHARS = 8 * 1024 * 1024
 """Characters a question may hold (8 MiB of text); reading stdin stops one past it. The largest
@@ -179,7 +180,8 @@ def repository_path(workspace: Workspace, name: str) -> str:
 
     FILE is a repository path (`src/app.py`, `src/../app.py`: normalised, wherever the
     command runs), else a path from the current folder or an absolute one, which must lead
-    into the repository (a `..` out of it that names no file is outside it)."""
+    into the repository (a `..` out of it that names no file is outside it), or the name as
+    `rank` and `pack` show it (U+FFFD for bytes that are not UTF-8, a secret marked)."""
     if name in workspace.index.path_ids:
         return name  # a repository path, whatever the current folder holds
     candidate = Path(name)
@@ -195,6 +197,9 @@ def repository_path(workspace: Workspace, name: str) -> str:
         name = relative
     else:
         name = normal  # a repository path: what the index says of it
+    if name not in workspace.index.path_ids and ("\ufffd" in name or "[redacted:" in name):
+        # a name as rank and pack show it: its odd bytes as U+FFFD, a secret in it marked
+        name = shown_as(name, workspace.index.path_ids) or name
     if name not in workspace.index.path_ids:
         reason = left_out(workspace.index, name)
         folder = "" if name in ("", ".") else name.rstrip("/") + "/"

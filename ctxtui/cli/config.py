@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,8 +23,8 @@ from engine.scan import check_root
 
 def run_config(args: argparse.Namespace) -> int:
     """`ctxtui config`: print the effective settings, their sources and any problem."""
+    check_root(os.path.expanduser(args.path))  # as given: Path("") would be the current folder
     root = Path(args.path).expanduser()
-    check_root(str(root))
     settings = load_settings(root)
     rows = setting_rows(settings)
     if args.json:  # valid UTF-8 whatever the paths: a name's odd bytes become U+FFFD

@@ -7,6 +7,7 @@ folder, settings problems, a discarded cache) goes to stderr.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from engine.scan import check_root
@@ -14,8 +15,8 @@ from engine.scan import check_root
 
 def run_mcp(args: argparse.Namespace) -> int:
     """`ctxtui mcp`: serve until the client hangs up."""
+    check_root(os.path.expanduser(args.path))  # before the SDK's seconds of import; as given
     root = Path(args.path).expanduser()
-    check_root(str(root))  # before the SDK's seconds of import
     from ctxtui.mcp.server import serve  # deliberate: the MCP SDK loads only for this command
 
     serve(root.resolve())

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.stdio import stdio_server
@@ -105,17 +106,33 @@ Path_ = Annotated[
 
 class _Server(MCPServer):
     """The SDK's server, with arguments that do not fit a tool's schema told in one line,
-    and a request that escapes a lone surrogate answered (ctxtui.mcp.wire)."""
+    a request that escapes a lone surrogate answered, and a line that is no request answered
+    with its JSON-RPC error (ctxtui.mcp.wire)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ended = threading.Event()
+        """Set when serving over stdio ends, or when the transport cancelled it (`serve`)."""
+        self.cancelled = False
+        """The transport cancelled the serving: its writer failed (set before `ended`)."""
 
     async def run_stdio_async(self) -> None:
         """The SDK's own, with the transport's read stream in `SurrogatesReplaced` (the SDK
         has no hook for the lines its reader could not read: it drops them)."""
         async with stdio_server() as (read_stream, write_stream):
-            await self._lowlevel_server.run(
-                SurrogatesReplaced(read_stream),
-                write_stream,
-                self._lowlevel_server.create_initialization_options(),
-            )
+            try:
+                await self._lowlevel_server.run(
+                    SurrogatesReplaced(read_stream, write_stream),
+                    write_stream,
+                    self._lowlevel_server.create_initialization_options(),
+                )
+            except anyio.get_cancelled_exc_class():
+                # the transport's writer failed (the client closed stdout) and its task group
+                # cancelled the serving; the group then waits for its stdin reader's thread,
+                # which only a line or the end of stdin frees: `serve` need not wait for it
+                self.cancelled = True
+                self.ended.set()
+                raise
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -146,7 +163,7 @@ def argument_problems(error: ValidationError) -> str:
 
 def build_server(
     root: Path, *, state_dir: Path | None = None, repository: WarmRepository | None = None
-) -> MCPServer:
+) -> _Server:
     """The MCP server for the repository at root (nothing is indexed until a call)."""
     tools = Tools(repository or WarmRepository(root), state_dir)
     server = _Server("ctxtui", instructions=INSTRUCTIONS)
@@ -265,6 +282,9 @@ def serve(root: Path) -> None:
     and only cancelled the server, which then waited for the SDK's thread reading stdin, and
     a SIGTERM now and then did the same. `ctxtui.cli.QUICK_EXIT` then ends the process
     without waiting for that thread either.
+
+    Raises:
+        BrokenPipeError: the client closed the server's stdout (main() ends quietly, exit 0).
     """
     repository = WarmRepository(root)
     server = build_server(root, repository=repository)
@@ -275,12 +295,28 @@ def serve(root: Path) -> None:
             server.run("stdio")
         except BaseException as error:  # handed to the main thread, raised there
             failed.append(error)
+        finally:
+            server.ended.set()
 
     thread = threading.Thread(target=run, name="ctxtui-mcp", daemon=True)
     thread.start()
     try:
-        thread.join()  # interrupted by a signal's exception (ctxtui.cli._terminate_as_exit)
+        server.ended.wait()  # interrupted by a signal's exception (ctxtui.cli._terminate_as_exit)
     finally:
         repository.close()
+    if not failed and server.cancelled:  # by the transport, its stdin reader's thread held
+        raise BrokenPipeError("the client closed the server's stdout")
+    if failed and _client_stopped_reading(failed[0]):
+        # the SDK's writer met a closed stdout (the client closed its end and reads no more):
+        # the client left, as when it closes stdin; said as `rank | head` is (ctxtui.cli.main)
+        raise BrokenPipeError("the client closed the server's stdout") from None
     if failed:
         raise failed[0]
+
+
+def _client_stopped_reading(error: BaseException) -> bool:
+    """Whether the server stopped only on broken pipes (the SDK's task group wraps them)."""
+    group = getattr(error, "exceptions", None)  # an exception group (builtin from 3.11)
+    if isinstance(group, tuple) and group:
+        return all(_client_stopped_reading(inner) for inner in group)
+    return isinstance(error, BrokenPipeError)

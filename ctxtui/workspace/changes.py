@@ -1,7 +1,9 @@
-"""The work tree's changes for a pack, with the one-line notice when there are none to pack.
+"""The work tree's changes for a pack, with the one-line notice when there are none to pack
+or they are not against what was asked.
 
 Every front-end says the same thing the same way: outside git, or with nothing changed, the
-pack is made without a "Changes" section and the notice tells why.
+pack is made without a "Changes" section and the notice tells why; with no merge base of the
+base and HEAD, the notice says the changes are against the base itself.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from engine.errors import EngineError, UsageError
 
 
 def working_changes(root: Path, base: str | None = None) -> tuple[Changes | None, str]:
-    """The changes against `base` (default HEAD) to pack, or None and a one-line notice.
+    """The changes against `base` (default HEAD) to pack, or None, and a one-line notice
+    (empty when there is nothing to say).
 
     Without git (no work tree, or git not installed) the pack of the work tree's changes is
     made without them and the notice says why; a `base` asked for by name cannot be
@@ -37,6 +40,14 @@ def working_changes(root: Path, base: str | None = None) -> tuple[Changes | None
         if base:
             raise UsageError(f"{root} is not in a git work tree: no {base!r} to diff against")
         return None, f"{root} is not in a git work tree: packing without changes"
+    if changes.no_merge_base:
+        # git diffs against the base itself, which also shows, reversed, what the base has
+        # that HEAD never had: say what was compared
+        why = f"no merge base of {changes.base} and HEAD (unrelated histories, or a shallow clone)"
+        against = f"{changes.base} itself ({changes.base_commit[:12]})"
+        if not changes.files:
+            return None, f"{why}: no changes against {against}: packing without changes"
+        return changes, f"{why}: the changes are against {against}"
     if not changes.files:
         return None, f"no changes against {changes.base}: packing without changes"
     return changes, ""

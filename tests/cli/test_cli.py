@@ -331,6 +331,35 @@ def test_app_on_a_missing_folder_is_exit_1_without_starting(run: Run, tmp_path: 
     assert "no such folder" in one_line(err)
 
 
+EMPTY_NAME = "ctxtui: no such folder: '' (an empty name; . is the current folder)\n"
+
+
+@pytest.mark.parametrize(
+    "argv", [["rank", "session"], ["pack", "session"], ["index"], ["config"], ["config", "--json"]]
+)
+def test_an_empty_folder_name_is_refused_by_every_command(
+    run: Run, repo: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 34: `config ""` (a script's unset $REPO) showed the current folder's settings,
+    # and `mcp ""` and `ctxtui ""` served and opened it, while rank, pack and index said
+    # "no such folder: " (no name at all): every command now refuses it, in one line
+    monkeypatch.chdir(repo)
+    assert run(*argv, "") == (1, "", EMPTY_NAME)
+
+
+@pytest.mark.parametrize("argv", [["mcp", ""], [""]])
+def test_an_empty_folder_name_neither_serves_nor_opens_the_app(repo: Path, argv: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxtui", *argv],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", EMPTY_NAME)
+
+
 @pytest.mark.parametrize("app", [False, True])
 @pytest.mark.parametrize(
     ("where", "says"), [("nowhere", "no such folder"), ("a.txt", "not a folder")]
@@ -946,6 +975,25 @@ def test_a_file_name_that_is_not_utf8_is_indexed_ranked_and_packed(
     packed = json.loads(capsys.readouterr().out)
     assert packed["files"][0]["path"] == "caf\ufffd.py"
     assert "cafe_au_lait" in packed["files"][0]["content"]
+
+
+@pytest.mark.parametrize("command", ["rank", "pack"])
+def test_focus_takes_a_name_that_is_not_utf8_as_rank_showed_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # session 34: rank and pack show `caf\xe9.py` as `caf\ufffd.py` (and MCP takes that name
+    # back), but `--focus caf\ufffd.py` said "no such file in the index", exit 2: a script
+    # that focused on a path rank --json gave it failed
+    repo = make_repo(tmp_path / "repo", {"ok.py": "def alpha():\n    pass\n"})
+    with open(bytes(repo) + b"/caf\xe9.py", "wb") as fh:
+        fh.write(b"x = 1\n")
+    assert main(["rank", "alpha", str(repo), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["path"] == "ok.py"
+    argv = [command, "alpha", str(repo), "--focus", "caf\ufffd.py"]
+    assert main([*argv, "--json"] if command == "rank" else [*argv, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    first = document[0] if command == "rank" else document["files"][0]
+    assert first["path"] == "caf\ufffd.py"
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])

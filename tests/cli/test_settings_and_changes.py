@@ -358,6 +358,49 @@ def test_pack_changed_with_a_base_branch(shop: Path, capsys: pytest.CaptureFixtu
     assert "against main · 1 file changed" in out and "+# reviewed" in out
 
 
+def _unrelated(shop: Path, tmp_path: Path) -> Path:
+    """`shop` on a branch `work` with a history of its own, unrelated to main's."""
+    subprocess.run(["git", "checkout", "-q", "--orphan", "work"], cwd=shop, check=True)
+    (shop / "shop" / "cart.py").write_text(FILES["shop/cart.py"] + "# rewritten\n")
+    subprocess.run(["git", "commit", "-qam", "a new start"], cwd=shop, check=True)
+    return shop
+
+
+def _shallow(shop: Path, tmp_path: Path) -> Path:
+    """A clone of `shop`, one commit deep, on a branch `work` one commit past main."""
+    subprocess.run(["git", "checkout", "-q", "-b", "work"], cwd=shop, check=True)
+    (shop / "shop" / "cart.py").write_text(FILES["shop/cart.py"] + "# reviewed\n")
+    subprocess.run(["git", "commit", "-qam", "review"], cwd=shop, check=True)
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth=1", "--no-single-branch", f"file://{shop}", str(clone)],
+        check=True,
+    )
+    subprocess.run(["git", "branch", "-q", "main", "origin/main"], cwd=clone, check=True)
+    return clone
+
+
+@pytest.mark.parametrize("history", [_unrelated, _shallow])
+def test_pack_changed_with_no_merge_base_says_what_it_compared(
+    shop: Path, tmp_path: Path, history: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # session 34: with no merge base of BASE and HEAD (unrelated histories, a shallow clone)
+    # the diff was silently against BASE itself, showing, reversed, what BASE has that HEAD
+    # never had as if it were the work; the pack is the same, and a notice now says so
+    assert callable(history)
+    repo = history(shop, tmp_path)
+    main_commit = subprocess.run(
+        ["git", "rev-parse", "main"], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    assert main(["pack", "cart", str(repo), "--changed=main"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "ctxtui: no merge base of main and HEAD (unrelated histories, or a shallow clone):"
+        f" the changes are against main itself ({main_commit[:12]})\n"
+    )
+    assert "## Changes" in captured.out
+
+
 def test_pack_changed_says_so_when_there_is_nothing_to_add(
     shop: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

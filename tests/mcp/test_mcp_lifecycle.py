@@ -13,6 +13,8 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +92,21 @@ class RawServer:
         """Close stdin as a client does when it leaves; the exit code and stderr."""
         _out, err = self.process.communicate(timeout=120)
         return self.process.returncode, err
+
+
+@contextmanager
+def watched(repo: Path) -> Iterator[RawServer]:
+    """`ctxtui mcp repo` (semantic off), killed after 120 s (an answer that never comes fails
+    the test, it does not hang it) and at the end."""
+    server = RawServer(repo, {**os.environ, "CTXTUI_SEMANTIC": "off"})
+    watchdog = threading.Timer(120, server.process.kill)
+    watchdog.start()
+    try:
+        yield server
+    finally:
+        watchdog.cancel()
+        server.process.kill()
+        server.hang_up()
 
 
 def test_calls_sent_at_once_to_a_fresh_server_index_the_repository_once(
@@ -177,10 +194,7 @@ def test_a_call_whose_json_escapes_a_lone_surrogate_is_answered(
     # a file name's odd byte) made the SDK's reader drop the line: no answer, ever, and the
     # client waited. It is now read with U+FFFD in its place, as an odd byte on the wire is
     repo = make_repo(tmp_path / "demo", FILES, git=True)
-    server = RawServer(repo, {**os.environ, "CTXTUI_SEMANTIC": "off"})
-    watchdog = threading.Timer(120, server.process.kill)  # no answer: fail, do not hang
-    watchdog.start()
-    try:
+    with watched(repo) as server:
         asked = server.call("rank_files", {"question": f"{escaped} login"})
         assert "\\ud" in json.dumps(escaped)  # sent as the escape, not as UTF-8 bytes
         answer = server.answers([asked])[asked]["result"]
@@ -189,7 +203,36 @@ def test_a_call_whose_json_escapes_a_lone_surrogate_is_answered(
         assert question == re.sub("[\ud800-\udfff]", "\ufffd", f"{escaped} login")
         assert "app/auth.py" in [f["path"] for f in answer["structuredContent"]["files"]]
         assert not server.answers([server.request("ping", {})])[server.sent].get("error")
-    finally:
-        watchdog.cancel()
-        server.process.kill()
-        server.hang_up()
+
+
+def test_a_line_that_is_no_request_is_answered_and_the_server_serves_on(tmp_path: Path) -> None:
+    # session 34: a line that was not JSON, or JSON but no message, got no answer (the SDK's
+    # reader drops it): a client waiting for it waited for ever. JSON-RPC 2.0 answers a
+    # parse error (-32700) or an invalid request (-32600), id null when it has none
+    repo = make_repo(tmp_path / "demo", FILES, git=True)
+    with watched(repo) as server:
+        assert server.process.stdin is not None and server.process.stdout is not None
+        server.process.stdin.write('not json {\n\n{"jsonrpc": "2.0", "id": 41}\n[]\n')
+        server.process.stdin.flush()
+        errors = [json.loads(server.process.stdout.readline()) for _ in range(3)]
+        assert [(e["id"], e["error"]["code"]) for e in errors] == [
+            (None, -32700),
+            (41, -32600),
+            (None, -32600),
+        ]
+        asked = server.call("rank_files", {"question": "login"})
+        assert not server.answers([asked])[asked]["result"]["isError"]
+
+
+def test_a_client_that_closes_the_server_s_stdout_ends_it_quietly(tmp_path: Path) -> None:
+    # session 34: a client that closed its end of the server's stdout (it reads no more)
+    # killed the server at its next answer with the SDK's ExceptionGroup traceback, 40 lines
+    # of it on stderr, exit 1, and only once it read another line (the SDK's stdin reader
+    # held it till then): the client left, as when it closes stdin, and nothing is wrong
+    repo = make_repo(tmp_path / "demo", FILES, git=True)
+    with watched(repo) as server:
+        assert server.process.stdout is not None and server.process.stderr is not None
+        server.process.stdout.close()
+        server.call("rank_files", {"question": "login"})  # its answer meets the closed pipe
+        assert server.process.wait() == 0  # stdin still open, no other line sent
+        assert "Traceback" not in server.process.stderr.read()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, JSONRPCRequest, jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from ctxtui.mcp.wire import repaired
+from ctxtui.mcp.wire import refusal, repaired
 
 
 def refused(line: str) -> ValidationError:
@@ -50,3 +50,30 @@ def test_a_message_or_another_exception_passes_through() -> None:
     )
     other = RuntimeError("closed")
     assert repaired(message) is message and repaired(other) is other
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "request_id"),
+    [
+        ("hello\n", PARSE_ERROR, None),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping"\n', PARSE_ERROR, None),  # cut short
+        ('{"jsonrpc":"2.0","id":3}\n', INVALID_REQUEST, 3),  # no method
+        ('{"jsonrpc":"2.0","id":"a","method":5}\n', INVALID_REQUEST, "a"),
+        ('{"jsonrpc":"2.0","id":true,"method":5}\n', INVALID_REQUEST, None),  # no valid id
+        ("[1]\n", INVALID_REQUEST, None),
+        ("42\n", INVALID_REQUEST, None),
+        ('{"jsonrpc":"1.0","id":2,"method":"ping","params":{"x":"\\udcff"}}', INVALID_REQUEST, 2),
+    ],
+)
+def test_a_line_that_is_no_message_is_answered_with_its_json_rpc_error(
+    line: str, code: int, request_id: object
+) -> None:
+    answer = refusal(refused(line))
+    assert answer is not None
+    assert (answer.id, answer.error.code) == (request_id, code)
+    assert "\n" not in answer.error.message
+
+
+def test_a_blank_line_gets_no_answer() -> None:
+    assert refusal(refused("\n")) is None
+    assert refusal(refused("  \r\n")) is None
