@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--json", action="store_true", help="print a JSON list")
     rank.add_argument("--limit", type=int, default=20, help="files to show (default 20)")
     rank.add_argument("--focus", action="append", default=[], metavar="FILE")
-    rank.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    rank.add_argument("--exclude", action="append", default=[], metavar="GLOB", type=_glob)
     rank.add_argument("--no-cache", action="store_true")
     rank.add_argument(
         "--no-semantic", action="store_true", help="rank by words only, even with the extra"
@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     pack.add_argument("-o", "--output", metavar="FILE", help="write the pack to FILE (- is stdout)")
     pack.add_argument("--copy", action="store_true", help="also copy the pack to the clipboard")
     pack.add_argument("--focus", action="append", default=[], metavar="FILE")
-    pack.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    pack.add_argument("--exclude", action="append", default=[], metavar="GLOB", type=_glob)
     pack.add_argument("-n", "--line-numbers", action="store_true", default=None)
     pack.add_argument("--encoding", choices=ENCODINGS, help=SETTINGS_HINT)
     pack.add_argument(
@@ -177,7 +177,16 @@ def parse_command_line(args_list: Sequence[str]) -> argparse.Namespace:
     command = commands.get(name)
     if command is None or "--" in args_list:  # -h; `--` before a question that starts with
         return parser.parse_args(args_list)  # a dash, which intermixed parsing mistakes
-    args = command.parse_intermixed_args(args_list[1:])
+    try:
+        args = command.parse_intermixed_args(args_list[1:])
+    except UsageFailure as failure:
+        told = str(failure)
+        if "unrecognized arguments: -" not in told or "unrecognized arguments: --" in told:
+            raise
+        # a word with one dash (`rank -login`) is most often a question that starts with a
+        # dash, taken for a flag: say how to write it (cli report, session 34)
+        hint = f" (a question that starts with - goes after --: {name} -- QUESTION)"
+        raise UsageFailure(f"{failure}{hint}") from None
     args.command = name
     return args
 
@@ -193,12 +202,21 @@ def _token_count(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _glob(text: str) -> str:
+    """A GLOB flag's value: an empty one means nothing (it was accepted and matched nothing,
+    while a settings file's empty pattern is reported and MCP refuses one)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty pattern")
+    return text
+
+
 def _secret_file_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--include-secret",
         action="append",
         default=[],
         metavar="GLOB",
+        type=_glob,
         help="index a secret file (.env, a key, credentials) that is left out by default",
     )
 

@@ -416,6 +416,9 @@ def test_bench_with_a_count_or_interval_below_its_range_is_exit_2(
         ("eval", "cases.jsonl", "-b", "2000001"),
         ("pack", "session", "--format", "yaml"),
         ("rank", "session", "--limit", "0"),
+        ("rank", "session", "--exclude", ""),
+        ("pack", "session", "--exclude", "  "),
+        ("pack", "session", "--include-secret", ""),
         ("index", "--encoding", "p50k_base"),
         ("rank",),
         ("frobnicate-not-a-command-or-folder", "extra"),
@@ -429,6 +432,30 @@ def test_bad_usage_is_exit_2_with_one_line(
     code, out, err = run(*argv)
     assert (code, out) == (2, "")
     one_line(err)
+
+
+def test_an_empty_glob_flag_is_bad_usage_not_a_pattern_matching_nothing(
+    run: Run, repo: Path
+) -> None:
+    code, out, err = run("rank", "session", str(repo), "--exclude", "")
+    assert (code, out) == (2, "")
+    assert one_line(err) == "ctxtui rank: argument --exclude: an empty pattern"
+
+
+@pytest.mark.parametrize("command", ["rank", "pack"])
+def test_a_question_taken_for_a_flag_says_how_to_write_it(
+    run: Run, repo: Path, command: str
+) -> None:
+    code, out, err = run(command, "-login", str(repo))
+    assert (code, out) == (2, "")
+    assert one_line(err).endswith(
+        f"unrecognized arguments: -login (a question that starts with - goes after --:"
+        f" {command} -- QUESTION)"
+    )
+    code, _, err = run(command, "session", str(repo), "--bogus")
+    assert "goes after --" not in one_line(err)  # a mistyped flag is told as argparse tells it
+    code, out, _ = run(command, "--", "-login", str(repo))
+    assert code == 0 and out
 
 
 @pytest.mark.parametrize("question", ["", "   \n\t"])
